@@ -1,0 +1,1 @@
+"""svmmap: structural SVMs that directly optimise Mean Average Precision."""

@@ -1,0 +1,1 @@
+"""The SVMstruct API in Python: a plugin interface and cutting-plane learners."""
