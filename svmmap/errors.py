@@ -39,6 +39,3 @@ class ModelFileError(SVMMapError, ValueError):
         self.path = None if path is None else str(path)
         super().__init__(reason if self.path is None else f"{self.path}: {reason}")
 
-
-class OptimizationError(SVMMapError, RuntimeError):
-    """The QP solver failed even after regularising and retrying."""

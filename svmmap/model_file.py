@@ -1,0 +1,84 @@
+"""The model file: versioned JSON, written atomically, read back exactly.
+
+Layout (version 1)::
+
+    {"format": "svmmap-model", "version": 1,
+     "params": {...the estimator's constructor parameters...},
+     "n_features": d, "coef": [w_1, ..., w_d], "intercept": b,
+     "training": {...deterministic facts about the run: status, objectives, iterations...}}
+
+Floats are written with Python's shortest round-tripping repr, so a loaded model scores
+exactly as the saved one did.  Timings are left out so that the same data and options give a
+byte-identical file.
+"""
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import ModelFileError
+
+FORMAT = "svmmap-model"
+VERSION = 1
+
+
+def write_model(path, content):
+    """Write ``content`` (a dict of the layout above, without format/version) to ``path``
+    atomically: a temporary file in the same directory is renamed over the target."""
+    path = Path(path)
+    document = {"format": FORMAT, "version": VERSION, **content}
+    text = json.dumps(document, indent=1, sort_keys=False, allow_nan=False) + "\n"
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_model(path):
+    """Read and check a model file; return its dict.  Raises ModelFileError for a missing,
+    unreadable, truncated, foreign or newer-version file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError("model file not found", path) from None
+    except IsADirectoryError:
+        raise ModelFileError("is a directory, not a model file", path) from None
+    except UnicodeDecodeError:
+        raise ModelFileError("not an svmmap model file (not UTF-8 text)", path) from None
+    except OSError as exc:
+        raise ModelFileError(f"cannot read model file: {exc.strerror}", path) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        reason = "truncated model file" if exc.pos >= len(text.rstrip()) else \
+            "not an svmmap model file (not JSON)"
+        raise ModelFileError(f"{reason} (line {exc.lineno})", path) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ModelFileError("not an svmmap model file", path)
+    version = document.get("version")
+    if version != VERSION:
+        raise ModelFileError(
+            f"model file version {version!r} is not supported (this svmmap reads version "
+            f"{VERSION})", path)
+    coef = document.get("coef")
+    n_features = document.get("n_features")
+    if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
+        raise ModelFileError("damaged model file: coef does not match n_features", path)
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in coef):
+        raise ModelFileError("damaged model file: coef holds a non-number", path)
+    intercept = document.get("intercept")
+    if not isinstance(intercept, (int, float)) or not math.isfinite(intercept):
+        raise ModelFileError("damaged model file: intercept is not a number", path)
+    if not isinstance(document.get("params"), dict):
+        raise ModelFileError("damaged model file: params missing", path)
+    return document

@@ -1,0 +1,5 @@
+"""The structured-output plugins of svmmap: one per loss the learners can optimise."""
+
+from .map import MapPlugin
+
+__all__ = ["MapPlugin"]

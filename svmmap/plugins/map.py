@@ -1,0 +1,23 @@
+"""The SVM-MAP plugin: Delta_MAP(y*, y) = 1 - AP(y) with Algorithm 2 as separation oracle."""
+
+from .._map_kernels import most_violated_map, ranking_coefficients
+from .ranking import RankingPlugin
+
+
+class MapPlugin(RankingPlugin):
+    """Structural SVM plugin optimising Mean Average Precision (Yue et al., SIGIR 2007).
+
+    ``oracle`` selects Algorithm 2's implementation: "divide" (exact divide and conquer over
+    the monotone opt_j, the default) or "scan" (the plain O(|P||N|) scan).
+    """
+
+    def __init__(self, collection, n_threads=1, oracle="divide"):
+        super().__init__(collection, n_threads)
+        self.oracle = oracle
+
+    def most_violated_coefficients(self, scores, relevant, ptr):
+        return most_violated_map(scores, relevant, ptr, self.oracle, self.n_threads)
+
+    def ranking_loss(self, scores, relevant, ptr):
+        _, ap = ranking_coefficients(scores, relevant, ptr, self.n_threads)
+        return 1.0 - ap

@@ -1,0 +1,114 @@
+"""What every ranking loss shares: the pairwise joint feature map of Yue et al. (2007),
+
+    psi(x, y) = 1/(|P||N|) sum_{i in P} sum_{j in N} y_ij (phi_i - phi_j) = X^T c(y),
+
+and the bookkeeping that turns per-document psi coefficients into the constraint vectors
+dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c*_q - c_hat_q) of every query at once.
+An output y of one query is a ranking: an array of the query's document positions, top first.
+"""
+
+from abc import abstractmethod
+
+import numpy as np
+import scipy.sparse as sp
+
+from svmstruct_api.plugin import ConstraintBatch, StructuredModel
+
+from .._map_kernels import ideal_coefficients, ranking_coefficients
+
+
+class RankingPlugin(StructuredModel):
+    """Base of the ranking plugins over a QueryCollection of trainable queries.
+
+    A subclass supplies two kernels, each over any number of queries given by offsets:
+    ``most_violated_coefficients(scores, relevant, ptr) -> (c_hat, Delta)`` and
+    ``ranking_loss(scores, relevant, ptr) -> Delta`` of the rankings by score.
+    """
+
+    def __init__(self, collection, n_threads=1):
+        self.collection = collection
+        self.n_threads = n_threads
+        self.n_examples = collection.n_queries
+        self.n_features = collection.n_features
+        self._relevant = collection.relevant
+        self._ideal = ideal_coefficients(self._relevant, collection.ptr)
+
+    @abstractmethod
+    def most_violated_coefficients(self, scores, relevant, ptr):
+        """(c_hat (m,), Delta (n,)) of every query's most violated ranking."""
+
+    @abstractmethod
+    def ranking_loss(self, scores, relevant, ptr):
+        """Delta(y*, y) (n,) of the rankings by ``scores`` (ties broken by position)."""
+
+    # -- batch hook used by the learners ---------------------------------------------------
+
+    def most_violated_constraints(self, w):
+        scores = self.collection.X @ w
+        coef, loss = self.most_violated_coefficients(scores, self._relevant, self.collection.ptr)
+        return ConstraintBatch(loss=loss, dpsi=self._psi_rows(self._ideal - coef))
+
+    def _psi_rows(self, coef):
+        """Row q = X_q^T coef_q for every query q: one sparse product, no loop."""
+        m, ptr = len(coef), self.collection.ptr
+        blocks = sp.csr_matrix((coef, np.arange(m), ptr), shape=(self.n_examples, m))
+        rows = blocks @ self.collection.X
+        return rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+
+    # -- the SVMstruct per-example hooks ---------------------------------------------------
+
+    def _query(self, i):
+        """(features, relevant flags, one-query offsets) of query i."""
+        lo, hi = self.collection.ptr[i], self.collection.ptr[i + 1]
+        return self.collection.X[lo:hi], self._relevant[lo:hi], np.array([0, hi - lo])
+
+    def true_output(self, i):
+        _, relevant, _ = self._query(i)
+        return np.argsort(-relevant.astype(np.int8), kind="stable")
+
+    def psi(self, i, y):
+        X, relevant, ptr = self._query(i)
+        coef, _ = ranking_coefficients(_scores_of_ranking(y), relevant, ptr)
+        return X.T @ coef
+
+    def loss(self, i, y):
+        _, relevant, ptr = self._query(i)
+        return float(self.ranking_loss(_scores_of_ranking(y), relevant, ptr)[0])
+
+    def classify_example(self, i, w):
+        X, _, _ = self._query(i)
+        scores = X @ w
+        return np.lexsort((np.arange(len(scores)), -scores))
+
+    def find_most_violated_constraint(self, i, w):
+        X, relevant, ptr = self._query(i)
+        scores = X @ w
+        coef, _ = self.most_violated_coefficients(scores, relevant, ptr)
+        return ranking_from_coefficients(coef, scores, relevant)
+
+
+def _scores_of_ranking(y):
+    """Scores that reproduce ranking y (its first document scores highest)."""
+    scores = np.empty(len(y))
+    scores[np.asarray(y)] = -np.arange(len(y), dtype=float)
+    return scores
+
+
+def ranking_from_coefficients(coef, scores, relevant):
+    """The ranking (document positions, top first) whose psi coefficients are ``coef``.
+
+    Relevant and non-relevant documents keep their order by score; from
+    c_j = (|P| - 2 b_j)/(|P||N|) each non-relevant document's count b_j of relevant documents
+    above it is recovered and the two lists are merged accordingly.
+    """
+    relevant = np.asarray(relevant, dtype=bool)
+    n_rel, n_non = int(relevant.sum()), int((~relevant).sum())
+    positions = np.arange(len(scores))
+    rel = positions[relevant][np.lexsort((positions[relevant], -scores[relevant]))]
+    non = positions[~relevant][np.lexsort((positions[~relevant], -scores[~relevant]))]
+    above = np.rint((n_rel - coef[non] * n_rel * n_non) / 2).astype(np.int64)
+    slots = np.searchsorted(above, np.arange(n_rel), side="right")  # non-rel above each rel
+    ranking = np.empty(len(scores), dtype=np.int64)
+    ranking[slots + np.arange(n_rel)] = rel
+    ranking[above + np.arange(n_non)] = non
+    return ranking

@@ -1,0 +1,154 @@
+"""Algorithm 2 (the most violated constraint for Delta_MAP) against brute force over every
+ranking, and the psi closed form against the pairwise definition of the paper."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from svmmap._map_kernels import ideal_coefficients, most_violated_map, ranking_coefficients
+
+
+def _all_orders(m):
+    return np.array(list(itertools.permutations(range(m))), dtype=np.int64)
+
+
+def _pairwise_psi_dot_w(order, scores, relevant):
+    """w.psi(x, y) from the definition 1/(|P||N|) sum_{i in P, j in N} y_ij (s_i - s_j),
+    y_ij = +1 when i is ranked above j, for every ranking ``order`` (rows: docs top-down)."""
+    rank = np.empty_like(order)
+    rank[np.arange(len(order))[:, None], order] = np.arange(order.shape[1])
+    pos, neg = np.flatnonzero(relevant), np.flatnonzero(~relevant)
+    y = np.where(rank[:, pos][:, :, None] < rank[:, neg][:, None, :], 1.0, -1.0)
+    diff = scores[pos][:, None] - scores[neg][None, :]
+    return (y * diff).sum(axis=(1, 2)) / (len(pos) * len(neg))
+
+
+def _average_precision_of_orders(order, relevant):
+    """AP of every ranking, from its definition: mean over relevant docs of precision at rank."""
+    hits = relevant[order]
+    precision = np.cumsum(hits, axis=1) / np.arange(1, order.shape[1] + 1)
+    return (precision * hits).sum(axis=1) / hits.sum(axis=1)
+
+
+def _brute_force_max_h(scores, relevant):
+    orders = _all_orders(len(scores))
+    h = 1.0 - _average_precision_of_orders(orders, relevant)
+    h += _pairwise_psi_dot_w(orders, scores, relevant)
+    return h.max()
+
+
+def _random_query(rng, n_rel, n_non, tied):
+    if tied:  # few distinct values, so ties within and across classes are common
+        scores = rng.integers(-2, 3, n_rel + n_non) * rng.choice([0.05, 0.3, 1.0])
+    else:
+        scores = rng.normal(scale=rng.choice([0.01, 0.3, 3.0]), size=n_rel + n_non)
+    relevant = np.zeros(n_rel + n_non, dtype=bool)
+    relevant[rng.choice(n_rel + n_non, n_rel, replace=False)] = True
+    return scores.astype(float), relevant
+
+
+def _oracle_h(scores, relevant, method):
+    coef, loss = most_violated_map(scores, relevant, np.array([0, len(scores)]), method)
+    return loss[0] + coef @ scores
+
+
+@pytest.mark.parametrize("method", ["divide", "scan"])
+def test_oracle_equals_brute_force_on_small_queries(method):
+    rng = np.random.default_rng(20071)
+    for trial in range(2000):
+        n_rel, n_non = rng.integers(1, 5), rng.integers(1, 6)
+        if n_rel + n_non > 7:
+            n_non = 7 - n_rel
+        scores, relevant = _random_query(rng, n_rel, n_non, tied=trial % 2 == 0)
+        assert _oracle_h(scores, relevant, method) == pytest.approx(
+            _brute_force_max_h(scores, relevant), abs=1e-12
+        ), (scores, relevant)
+
+
+def test_oracle_equals_brute_force_on_the_largest_small_queries():
+    rng = np.random.default_rng(7)
+    for trial in range(12):
+        n_rel = 4
+        n_non = 5 if trial % 3 else 4
+        scores, relevant = _random_query(rng, n_rel, n_non, tied=trial % 2 == 0)
+        expected = _brute_force_max_h(scores, relevant)
+        for method in ("divide", "scan"):
+            assert _oracle_h(scores, relevant, method) == pytest.approx(expected, abs=1e-12)
+
+
+def test_oracle_returns_a_consistent_ranking():
+    """The coefficients returned are those of an actual ranking whose loss is the one returned:
+    re-deriving them from the implied order gives the same numbers."""
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        scores, relevant = _random_query(rng, rng.integers(1, 6), rng.integers(1, 9), False)
+        ptr = np.array([0, len(scores)])
+        coef, loss = most_violated_map(scores, relevant, ptr)
+        p, n = relevant.sum(), (~relevant).sum()
+        # c_i = (|N| - 2 a_i)/(|P||N|): recover a_i, b_j, then an order realising them
+        above = np.where(relevant, (n - coef * p * n) / 2, (p - coef * p * n) / 2)
+        assert np.allclose(above, np.round(above))
+        key = np.where(relevant, -scores, 0.0)
+        rel_order = np.flatnonzero(relevant)[np.argsort(key[relevant], kind="stable")]
+        a = np.round(above[rel_order]).astype(int)
+        ap = np.mean((np.arange(1, p + 1)) / (np.arange(1, p + 1) + a))
+        assert loss[0] == pytest.approx(1 - ap, abs=1e-12)
+
+
+def test_divide_and_conquer_equals_scan_on_large_queries():
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(2, 400, 200)
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    scores = rng.normal(size=ptr[-1])
+    relevant = rng.random(ptr[-1]) < rng.choice([0.02, 0.2, 0.6], ptr[-1])
+    c_div, l_div = most_violated_map(scores, relevant, ptr, "divide")
+    c_scan, l_scan = most_violated_map(scores, relevant, ptr, "scan")
+    np.testing.assert_allclose(c_div, c_scan, atol=1e-12)
+    np.testing.assert_allclose(l_div, l_scan, atol=1e-12)
+
+
+def test_threads_do_not_change_results():
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 60, 500)
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    scores = rng.normal(size=ptr[-1])
+    relevant = rng.random(ptr[-1]) < 0.3
+    one = most_violated_map(scores, relevant, ptr, n_threads=1)
+    two = most_violated_map(scores, relevant, ptr, n_threads=2)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_psi_closed_form_equals_pairwise_definition():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        m = rng.integers(2, 8)
+        scores = rng.integers(0, 3, m).astype(float)  # ties: broken by position
+        relevant = rng.random(m) < 0.5
+        if relevant.all() or not relevant.any():
+            continue
+        features = rng.normal(size=(m, 3))
+        coef, ap = ranking_coefficients(scores, relevant, np.array([0, m]))
+        order = np.lexsort((np.arange(m), -scores))[None, :]
+        pairwise = np.array(
+            [_pairwise_psi_dot_w(order, features[:, f], relevant)[0] for f in range(3)]
+        )
+        np.testing.assert_allclose(features.T @ coef, pairwise, atol=1e-12)
+        assert ap[0] == pytest.approx(_average_precision_of_orders(order, relevant)[0])
+
+
+def test_ideal_coefficients_are_those_of_the_perfect_ranking():
+    relevant = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0], dtype=bool)
+    ptr = np.array([0, 3, 6, 6, 7, 9])
+    perfect_scores = np.where(relevant, 1.0, 0.0)
+    coef, ap = ranking_coefficients(perfect_scores, relevant, ptr)
+    np.testing.assert_allclose(ideal_coefficients(relevant, ptr), coef)
+    np.testing.assert_allclose(ap, [1.0, 1.0, 0.0, 1.0, 0.0])
+
+
+def test_oracle_rejects_inconsistent_offsets():
+    with pytest.raises(ValueError):
+        most_violated_map(np.zeros(3), np.zeros(3), np.array([0, 2]))
+    with pytest.raises(ValueError):
+        most_violated_map(np.zeros(3), np.zeros(3), np.array([0, 3]), method="greedy")
