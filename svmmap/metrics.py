@@ -1,0 +1,463 @@
+"""Ranking metrics: the single definition of every number svmmap reports.
+
+All collection-level functions take per-document arrays ``scores, labels, qid`` (any row
+order; the documents of a query need not be contiguous) and group them with
+:meth:`svmmap.queries.QueryGroups.from_qid`.  ``qid=None`` treats all rows as one query.
+Means are plain (macro) averages over queries.
+
+Two conventions, selected by ``convention=``:
+
+``"letor"`` (default) -- the LETOR 3.0 / 4.0 ``Eval-Score`` scripts
+    * Ranking: score descending; ties keep the input (file) order of the rows.  The scripts
+      sort the documents of a query by line number and then (Perl's stable merge sort) by
+      prediction descending.
+    * Relevant: ``label > 0`` (the scripts' graded 1 and 2; for integer grades this is
+      ``label >= 1``).
+    * A query with no relevant document has AP = 0, RR = 0, P@k = 0 and NDCG@k = 0 (the
+      scripts return 0 when there is no relevant document / when the ideal DCG is 0) and
+      it stays in every mean (the scripts divide by the number of queries).
+    * NDCG gain ``2**label - 1`` (labels <= 0 give gain 0), discount 1 at ranks 1 and 2 and
+      ``1 / log2(r)`` at rank ``r >= 3``; the ideal DCG sorts the query's own documents by
+      gain.
+    * A query with fewer than ``k`` documents: P@k counts the missing ranks as
+      non-relevant (``#relevant / k``) and NDCG@k is DCG/ideal-DCG over all documents,
+      i.e. the missing ranks are non-relevant for both -- the LETOR 4.0 script's stated
+      intent ("consider the hole as irrelevant", 2009-04-24).  Note the published scripts
+      differ here: LETOR 3.0 leaves P@k and NDCG@k of such a query undefined and so adds
+      0 to the mean, and the LETOR 4.0 script does that for NDCG@k only.  OHSUMED queries
+      have >= 58 documents, so this only matters on MQ2008 (queries of 6+ documents).
+
+``"trec_eval"`` -- trec_eval 9 / pytrec_eval
+    * Ranking: score descending, ties broken by docno *descending* in byte-wise string
+      order (``comp_sim_docno`` in trec_eval's ``form_res_rels.c``).  Pass ``docnos=`` (any
+      array, converted with ``str``); without it the docno of row ``i`` is ``i`` zero-padded
+      to a common width, so string order equals row order and **ties put the later row
+      first**.  Docnos must be unique within a query (trec_eval rejects duplicates).
+    * Relevant: ``label > 0`` (trec_eval's default ``relevance_level`` 1 for integer
+      labels).
+    * Queries with no relevant document are left out of every mean (as when their topic is
+      absent from the qrels).  Per-query, such a query scores 0, which is what pytrec_eval
+      reports for a topic whose judgments are all non-relevant.
+    * NDCG is trec_eval's ``ndcg_cut_k`` / ``ndcg``: gain = label (labels <= 0 give 0),
+      discount ``1 / log2(r + 1)``.
+    * P@k divides by ``k`` (``P_k``), RR is ``recip_rank``, MAP is ``map``, MAP@k is
+      ``map_cut_k``.
+
+Common to both: AP = (1/R) * sum over relevant ranks r of precision@r, R = number of
+relevant documents of the query.  MAP@k truncates that sum at rank k but still divides by
+R (trec_eval's ``map_cut_k``; LETOR has no MAP@k).  RR = 1 / rank of the first relevant
+document.  ROC-area and best-threshold accuracy do not depend on the order of tied scores.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from .errors import InputFormatError
+from .queries import QueryGroups
+
+__all__ = [
+    "CONVENTIONS",
+    "PerQuery",
+    "average_precision",
+    "mean_average_precision",
+    "precision_at_k",
+    "ndcg_at_k",
+    "reciprocal_rank",
+    "mean_reciprocal_rank",
+    "roc_area",
+    "best_threshold_accuracy",
+    "per_query",
+    "evaluate",
+]
+
+CONVENTIONS = ("letor", "trec_eval")
+
+PerQuery = namedtuple("PerQuery", ["ids", "values"])
+PerQuery.__doc__ = """Per-query metric values.
+
+``ids[i]`` is the query id of ``values[i]``; queries appear in order of first appearance
+and only those that count in the convention's mean are listed, so ``values.mean()`` is the
+mean the module's collection functions return."""
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _check_convention(convention):
+    if convention not in CONVENTIONS:
+        raise InputFormatError(
+            f"unknown convention {convention!r}; expected one of {', '.join(CONVENTIONS)}"
+        )
+
+
+def _check_k(k, allow_none):
+    if k is None:
+        if allow_none:
+            return None
+        raise InputFormatError("a rank cut-off k is required")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputFormatError(f"k must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def _as_vector(values, name):
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise InputFormatError(f"{name} must be numeric: {err}") from None
+    if arr.ndim != 1:
+        raise InputFormatError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if np.isnan(arr).any():
+        raise InputFormatError(f"{name} contains NaN")
+    return arr
+
+
+class _Ranking:
+    """The documents of every query ranked once; all metrics are read off this.
+
+    Arrays indexed by ranked position ``t`` (queries one after another, in order of first
+    appearance, each ranked best first): ``rows[t]`` original row, ``group[t]`` query
+    number, ``pos[t]`` 1-based rank within the query, ``labels[t]``, ``scores[t]``.
+    """
+
+    def __init__(self, scores, labels, qid=None, docnos=None, convention="letor"):
+        _check_convention(convention)
+        scores = _as_vector(scores, "scores")
+        labels = _as_vector(labels, "labels")
+        m = len(scores)
+        if m == 0:
+            raise InputFormatError("no documents: scores is empty")
+        if len(labels) != m:
+            raise InputFormatError(f"scores has {m} entries but labels has {len(labels)}")
+        if qid is None:
+            qid = np.zeros(m, dtype=np.int64)
+        qid = np.asarray(qid)
+        if qid.ndim == 1 and len(qid) != m:
+            raise InputFormatError(f"scores has {m} entries but qid has {len(qid)}")
+        qg = QueryGroups.from_qid(qid)
+        nq = qg.n_queries
+        sizes = qg.sizes
+        group_of_row = np.empty(m, dtype=np.int64)
+        group_of_row[qg.order] = np.repeat(np.arange(nq, dtype=np.int64), sizes)
+
+        if convention == "letor":
+            # ties: input order (ascending row index)
+            rows = np.lexsort((np.arange(m), -scores, group_of_row))
+        else:
+            if docnos is None:
+                tie = -np.arange(m)  # zero-padded row index: string order == row order
+            else:
+                docnos = np.asarray(docnos)
+                if docnos.ndim != 1 or len(docnos) != m:
+                    raise InputFormatError(
+                        f"docnos must be one-dimensional with {m} entries, got shape {docnos.shape}"
+                    )
+                # numpy orders str by code point, which is UTF-8 byte (strcmp) order
+                _, drank = np.unique(docnos.astype(str), return_inverse=True)
+                drank = drank.ravel().astype(np.int64)
+                by_doc = np.lexsort((drank, group_of_row))
+                dup = (drank[by_doc][1:] == drank[by_doc][:-1]) & (
+                    group_of_row[by_doc][1:] == group_of_row[by_doc][:-1]
+                )
+                if dup.any():
+                    r = by_doc[1:][dup][0]
+                    raise InputFormatError(f"duplicate docno {docnos[r]!r} in query {qid[r]!r}")
+                tie = -drank
+            rows = np.lexsort((tie, -scores, group_of_row))
+
+        self.qg = qg
+        self.n_queries = nq
+        self.sizes = sizes
+        self.ptr = qg.ptr
+        self.rows = rows
+        self.group = np.repeat(np.arange(nq, dtype=np.int64), sizes)
+        self.pos = np.arange(1, m + 1, dtype=np.int64) - np.repeat(qg.ptr[:-1], sizes)
+        self.scores = scores[rows]
+        self.labels = labels[rows]
+        self.rel = self.labels > 0
+        self.n_rel = np.bincount(self.group, weights=self.rel, minlength=nq).astype(np.int64)
+        self.n_nonrel = sizes - self.n_rel
+        self.convention = convention
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _within(self, x):
+        """Cumulative sum of ``x`` restarted at every query (inclusive)."""
+        c = np.cumsum(x)
+        base = np.concatenate(([0], c))[self.ptr[:-1]]
+        return c - np.repeat(base, self.sizes)
+
+    def _sum(self, weights):
+        return np.bincount(self.group, weights=weights, minlength=self.n_queries)
+
+    def _runs(self):
+        """Tie runs: maximal blocks of equal score inside a query (ranked order)."""
+        start = np.ones(len(self.scores), dtype=bool)
+        start[1:] = (self.scores[1:] != self.scores[:-1]) | (self.pos[1:] == 1)
+        first = np.flatnonzero(start)
+        last = np.concatenate((first[1:], [len(self.scores)])) - 1
+        return first, last
+
+    # -- per-query kernels (arrays of length n_queries) ----------------------------------
+
+    def ap(self, k=None):
+        cum_rel = self._within(self.rel)
+        contrib = np.where(self.rel, cum_rel / self.pos, 0.0)
+        if k is not None:
+            contrib = np.where(self.pos <= k, contrib, 0.0)
+        total = self._sum(contrib)
+        return np.divide(total, self.n_rel, out=np.zeros(self.n_queries), where=self.n_rel > 0)
+
+    def precision(self, k):
+        return self._sum(self.rel & (self.pos <= k)) / k
+
+    def rr(self):
+        first = self.rel & (self._within(self.rel) == 1)
+        out = np.zeros(self.n_queries)
+        out[self.group[first]] = 1.0 / self.pos[first]
+        return out
+
+    def _gain_discount(self):
+        lab = np.maximum(self.labels, 0.0)
+        pos = self.pos.astype(np.float64)
+        if self.convention == "letor":
+            gain = np.exp2(lab) - 1.0
+            disc = np.where(pos <= 2, 1.0, 1.0 / np.log2(np.maximum(pos, 2.0)))
+        else:
+            gain = lab
+            disc = 1.0 / np.log2(pos + 1.0)
+        return gain, disc
+
+    def ndcg(self, k=None):
+        gain, disc = self._gain_discount()
+        if k is not None:
+            disc = np.where(self.pos <= k, disc, 0.0)
+        dcg = self._sum(gain * disc)
+        ideal = gain[np.lexsort((-gain, self.group))]
+        idcg = self._sum(ideal * disc)
+        return np.divide(dcg, idcg, out=np.zeros(self.n_queries), where=idcg > 0)
+
+    def roc(self):
+        """Correctly ordered (relevant, non-relevant) pairs / all such pairs; ties 1/2.
+
+        NaN for a query without both a relevant and a non-relevant document."""
+        nonrel = ~self.rel
+        first, last = self._runs()
+        run_id = np.repeat(np.arange(len(first)), last - first + 1)
+        run_nonrel = np.add.reduceat(nonrel.astype(np.int64), first)
+        cum_nonrel_end = self._within(nonrel)[last]  # non-relevant ranked at/above run end
+        q = self.group[first]
+        below = self.n_nonrel[q] - cum_nonrel_end  # strictly lower scores
+        per_rel = below + 0.5 * run_nonrel
+        correct = self._sum(np.where(self.rel, per_rel[run_id], 0.0))
+        pairs = (self.n_rel * self.n_nonrel).astype(np.float64)
+        return np.divide(correct, pairs, out=np.full(self.n_queries, np.nan), where=pairs > 0)
+
+    def accuracy(self):
+        """Best accuracy of one threshold ``score >= t`` per query (all-negative allowed)."""
+        first, last = self._runs()
+        cum_rel = self._within(self.rel)[last]
+        cum_nonrel = self._within(~self.rel)[last]
+        q = self.group[first]
+        correct = cum_rel + (self.n_nonrel[q] - cum_nonrel)
+        group_first_run = np.flatnonzero(self.pos[first] == 1)
+        best = np.maximum.reduceat(correct, group_first_run)
+        best = np.maximum(best, self.n_nonrel)
+        return best / self.sizes
+
+    # -- selection -----------------------------------------------------------------------
+
+    def counted(self, skip_empty=None):
+        """Mask of the queries that enter a mean."""
+        if skip_empty is None:
+            skip_empty = self.convention == "trec_eval"
+        if skip_empty:
+            return self.n_rel > 0
+        return np.ones(self.n_queries, dtype=bool)
+
+
+def _mean(values, mask):
+    v = values[mask & ~np.isnan(values)]
+    return float(v.mean()) if len(v) else float("nan")
+
+
+_KERNELS = {
+    "ap": lambda r, k: r.ap(k),
+    "p": lambda r, k: r.precision(_check_k(k, allow_none=False)),
+    "ndcg": lambda r, k: r.ndcg(k),
+    "rr": lambda r, k: r.rr(),
+    "roc": lambda r, k: r.roc(),
+    "accuracy": lambda r, k: r.accuracy(),
+}
+
+_ALIASES = {
+    "map": "ap",
+    "average_precision": "ap",
+    "precision": "p",
+    "mrr": "rr",
+    "recip_rank": "rr",
+    "reciprocal_rank": "rr",
+    "roc_area": "roc",
+    "acc": "accuracy",
+    "best_threshold_accuracy": "accuracy",
+}
+
+
+def _collection(kind, scores, labels, qid, k, convention, docnos):
+    k = _check_k(k, allow_none=True)
+    r = _Ranking(scores, labels, qid, docnos, convention)
+    return _mean(_KERNELS[kind](r, k), r.counted())
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def average_precision(scores, labels, k=None, *, convention="letor", docnos=None):
+    """Average precision of one query (all rows are one ranking).
+
+    ``AP = (1/R) * sum_{r: doc at rank r relevant} (#relevant in top r) / r`` with ``R``
+    the number of relevant documents; 0 when ``R == 0`` (LETOR's value, and pytrec_eval's
+    per-query value).  With ``k``, only ranks ``r <= k`` are summed, still divided by ``R``
+    (trec_eval ``map_cut_k``).  ``convention`` and ``docnos`` only decide the order of tied
+    scores (see the module docstring).
+    """
+    k = _check_k(k, allow_none=True)
+    return float(_Ranking(scores, labels, None, docnos, convention).ap(k)[0])
+
+
+def mean_average_precision(scores, labels, qid=None, convention="letor", k=None, docnos=None):
+    """MAP: mean over queries of :func:`average_precision` (MAP@k with ``k``).
+
+    ``"letor"``: a query without relevant documents has AP 0 and is averaged in.
+    ``"trec_eval"``: such queries are left out (NaN if no query is left).
+    """
+    return _collection("ap", scores, labels, qid, k, convention, docnos)
+
+
+def precision_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None):
+    """Mean P@k: ``(#relevant among the top k) / k`` per query, missing ranks non-relevant."""
+    if k is None:
+        _check_k(k, allow_none=False)
+    return _collection("p", scores, labels, qid, k, convention, docnos)
+
+
+def ndcg_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None):
+    """Mean NDCG@k (``k=None``: over the whole ranking).
+
+    ``NDCG@k = DCG@k / ideal DCG@k``, ``DCG@k = sum_{r <= k} gain(label_r) * disc(r)``,
+    the ideal ranking sorting the query's documents by gain; 0 when the ideal DCG is 0
+    (no document with positive label).
+    ``"letor"``: ``gain = 2**label - 1``, ``disc(r) = 1`` for r <= 2, ``1/log2(r)`` after.
+    ``"trec_eval"``: ``gain = label``, ``disc(r) = 1/log2(r + 1)`` (``ndcg_cut_k``; with
+    ``k=None`` trec_eval's ``ndcg``).  Negative labels have gain 0.
+    """
+    return _collection("ndcg", scores, labels, qid, k, convention, docnos)
+
+
+def reciprocal_rank(scores, labels, *, convention="letor", docnos=None):
+    """1 / rank of the first relevant document of one query (0 if there is none)."""
+    return float(_Ranking(scores, labels, None, docnos, convention).rr()[0])
+
+
+def mean_reciprocal_rank(scores, labels, qid=None, convention="letor", docnos=None):
+    """MRR: mean over queries of :func:`reciprocal_rank` (trec_eval ``recip_rank``)."""
+    return _collection("rr", scores, labels, qid, None, convention, docnos)
+
+
+def roc_area(scores, labels, qid=None, convention="letor"):
+    """ROC area: fraction of (relevant, non-relevant) pairs of a query ordered correctly.
+
+    A pair counts 1 if the relevant document scores strictly higher, 1/2 if the scores
+    tie, 0 otherwise; divided by ``R * (n - R)``.  With ``qid`` the result is the mean over
+    queries that have both a relevant and a non-relevant document (the area is undefined
+    for the others; ``"trec_eval"`` drops no further query, since the only queries it
+    drops have no relevant document).  ``qid=None`` pools all rows into one ranking.
+    NaN if no query qualifies.
+    """
+    return _collection("roc", scores, labels, qid, None, convention, None)
+
+
+def best_threshold_accuracy(scores, labels, qid=None, convention="letor"):
+    """Accuracy of the best single score threshold.
+
+    ``max_t (#{relevant, score >= t} + #{non-relevant, score < t}) / n`` over all ``t``,
+    including ``t`` above every score (everything predicted non-relevant); tied scores
+    fall on the same side.  ``qid=None``: one threshold for all rows (a query, or a whole
+    collection).  With ``qid``: each query gets its own best threshold and the result is
+    the mean over queries (``"trec_eval"`` leaves out queries with no relevant document).
+    """
+    return _collection("accuracy", scores, labels, qid, None, convention, None)
+
+
+_FUNCTION_KINDS = {
+    average_precision: "ap",
+    mean_average_precision: "ap",
+    precision_at_k: "p",
+    ndcg_at_k: "ndcg",
+    reciprocal_rank: "rr",
+    mean_reciprocal_rank: "rr",
+    roc_area: "roc",
+    best_threshold_accuracy: "accuracy",
+}
+
+
+def per_query(
+    metric, scores, labels, qid, *, convention="letor", docnos=None, k=None, skip_empty=None
+):
+    """Per-query values of a metric, with their query ids (e.g. for paired tests).
+
+    ``metric`` is one of this module's metric functions, or a name (``"ap"``/``"map"``,
+    ``"p"``, ``"ndcg"``, ``"rr"``/``"mrr"``, ``"roc"``, ``"accuracy"``), or any other
+    callable ``f(scores_q, labels_q) -> float`` applied to each query's rows (in input
+    order).  ``k`` is the cut-off of AP/P/NDCG (required for P).
+
+    Returns :class:`PerQuery` ``(ids, values)`` for the queries counted in the mean:
+    ``skip_empty`` (default: True under ``"trec_eval"``, False under ``"letor"``) drops
+    queries without relevant documents; ROC additionally drops queries where it is
+    undefined.  Hence ``values.mean()`` equals the corresponding collection function.
+    """
+    kind = _FUNCTION_KINDS.get(metric) if callable(metric) else None
+    if kind is None and isinstance(metric, str):
+        name = metric.lower()
+        kind = _ALIASES.get(name, name)
+        if kind not in _KERNELS:
+            raise InputFormatError(f"unknown metric {metric!r}")
+    if kind is None and not callable(metric):
+        raise InputFormatError(f"metric must be a name or a callable, got {metric!r}")
+    k = _check_k(k, allow_none=True)
+    r = _Ranking(scores, labels, qid, docnos, convention)
+    if kind is not None:
+        values = np.asarray(_KERNELS[kind](r, k), dtype=np.float64)
+    else:
+        s = np.asarray(scores, dtype=np.float64)
+        y = np.asarray(labels, dtype=np.float64)
+        order, ptr = r.qg.order, r.ptr
+        values = np.array(
+            [float(metric(s[order[a:b]], y[order[a:b]])) for a, b in zip(ptr[:-1], ptr[1:])]
+        )
+    mask = r.counted(skip_empty) & ~np.isnan(values)
+    return PerQuery(ids=r.qg.ids[mask], values=values[mask])
+
+
+def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), docnos=None):
+    """Summary of a ranking: ``{"MAP", "NDCG@k"..., "P@k"..., "MRR", "NDCG", "ROC",
+    "queries"}``.
+
+    Every value is the mean over the convention's queries (``"queries"`` is their number;
+    ROC further skips queries where it is undefined).  ``"NDCG"`` is over the full
+    ranking.  The ranking is computed once.
+    """
+    r = _Ranking(scores, labels, qid, docnos, convention)
+    mask = r.counted()
+    out = {"MAP": _mean(r.ap(), mask)}
+    ks = [_check_k(k, allow_none=False) for k in at]
+    for k in ks:
+        out[f"NDCG@{k}"] = _mean(r.ndcg(k), mask)
+    for k in ks:
+        out[f"P@{k}"] = _mean(r.precision(k), mask)
+    out["MRR"] = _mean(r.rr(), mask)
+    out["NDCG"] = _mean(r.ndcg(None), mask)
+    out["ROC"] = _mean(r.roc(), mask)
+    out["queries"] = int(mask.sum())
+    return out
