@@ -65,6 +65,8 @@ class TrainingResult:
     primal_objective: float
     dual_objective: float
     max_violation: float
+    #: xi_g of the working set at w: one per example (n-slack) or a single one (1-slack)
+    slack: np.ndarray
     iterations: int
     working_set_size: int
     seconds: float
@@ -204,6 +206,7 @@ class CuttingPlaneLearner:
             w=np.array(final_w, copy=True), formulation=self.formulation, C=self.C,
             epsilon=self.epsilon, status=status, primal_objective=float(final_primal),
             dual_objective=float(dual), max_violation=float(final_violation),
+            slack=working_set.slacks(final_w),
             iterations=iteration, working_set_size=len(working_set),
             seconds=time.perf_counter() - start, oracle_seconds=oracle_total,
             qp_seconds=qp_total, history=history)

@@ -24,12 +24,11 @@ import numpy as np
 from cvxopt import matrix, solvers
 
 
-
 class QPError(RuntimeError):
     """cvxopt could not solve the working-set QP, even after regularising."""
 
 
-_SOLVER_OPTIONS = {"show_progress": False, "abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10,
+_SOLVER_OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1e-9,
                    "maxiters": 200}
 _RIDGES = (0.0, 1e-10, 1e-8, 1e-6)  # relative to the largest diagonal entry
 _ACCEPTABLE_RESIDUAL = 1e-6
@@ -162,7 +161,8 @@ class WorkingSet:
         free = ~self.regularized
         equality = {}
         if free.any():
-            equality = {"A": matrix(self._vectors[:, free].T.copy()), "b": matrix(np.zeros(free.sum()))}
+            equality = {"A": matrix(self._vectors[:, free].T.copy()),
+                        "b": matrix(np.zeros(free.sum()))}
         sol = solvers.qp(matrix(quadratic), matrix(-self._losses), matrix(inequalities),
                          matrix(bounds), options=_SOLVER_OPTIONS, **equality)
         status = self._status(sol)

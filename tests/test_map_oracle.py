@@ -1,41 +1,16 @@
 """Algorithm 2 (the most violated constraint for Delta_MAP) against brute force over every
 ranking, and the psi closed form against the pairwise definition of the paper."""
 
-import itertools
-
 import numpy as np
 import pytest
 
 from svmmap._map_kernels import ideal_coefficients, most_violated_map, ranking_coefficients
 
-
-def _all_orders(m):
-    return np.array(list(itertools.permutations(range(m))), dtype=np.int64)
-
-
-def _pairwise_psi_dot_w(order, scores, relevant):
-    """w.psi(x, y) from the definition 1/(|P||N|) sum_{i in P, j in N} y_ij (s_i - s_j),
-    y_ij = +1 when i is ranked above j, for every ranking ``order`` (rows: docs top-down)."""
-    rank = np.empty_like(order)
-    rank[np.arange(len(order))[:, None], order] = np.arange(order.shape[1])
-    pos, neg = np.flatnonzero(relevant), np.flatnonzero(~relevant)
-    y = np.where(rank[:, pos][:, :, None] < rank[:, neg][:, None, :], 1.0, -1.0)
-    diff = scores[pos][:, None] - scores[neg][None, :]
-    return (y * diff).sum(axis=(1, 2)) / (len(pos) * len(neg))
-
-
-def _average_precision_of_orders(order, relevant):
-    """AP of every ranking, from its definition: mean over relevant docs of precision at rank."""
-    hits = relevant[order]
-    precision = np.cumsum(hits, axis=1) / np.arange(1, order.shape[1] + 1)
-    return (precision * hits).sum(axis=1) / hits.sum(axis=1)
-
-
-def _brute_force_max_h(scores, relevant):
-    orders = _all_orders(len(scores))
-    h = 1.0 - _average_precision_of_orders(orders, relevant)
-    h += _pairwise_psi_dot_w(orders, scores, relevant)
-    return h.max()
+from brute_force import (
+    average_precision_of_orders,
+    brute_force_max_h,
+    pairwise_psi_dot_w,
+)
 
 
 def _random_query(rng, n_rel, n_non, tied):
@@ -62,7 +37,7 @@ def test_oracle_equals_brute_force_on_small_queries(method):
             n_non = 7 - n_rel
         scores, relevant = _random_query(rng, n_rel, n_non, tied=trial % 2 == 0)
         assert _oracle_h(scores, relevant, method) == pytest.approx(
-            _brute_force_max_h(scores, relevant), abs=1e-12
+            brute_force_max_h(scores, relevant), abs=1e-12
         ), (scores, relevant)
 
 
@@ -72,7 +47,7 @@ def test_oracle_equals_brute_force_on_the_largest_small_queries():
         n_rel = 4
         n_non = 5 if trial % 3 else 4
         scores, relevant = _random_query(rng, n_rel, n_non, tied=trial % 2 == 0)
-        expected = _brute_force_max_h(scores, relevant)
+        expected = brute_force_max_h(scores, relevant)
         for method in ("divide", "scan"):
             assert _oracle_h(scores, relevant, method) == pytest.approx(expected, abs=1e-12)
 
@@ -132,10 +107,10 @@ def test_psi_closed_form_equals_pairwise_definition():
         coef, ap = ranking_coefficients(scores, relevant, np.array([0, m]))
         order = np.lexsort((np.arange(m), -scores))[None, :]
         pairwise = np.array(
-            [_pairwise_psi_dot_w(order, features[:, f], relevant)[0] for f in range(3)]
+            [pairwise_psi_dot_w(order, features[:, f], relevant)[0] for f in range(3)]
         )
         np.testing.assert_allclose(features.T @ coef, pairwise, atol=1e-12)
-        assert ap[0] == pytest.approx(_average_precision_of_orders(order, relevant)[0])
+        assert ap[0] == pytest.approx(average_precision_of_orders(order, relevant)[0])
 
 
 def test_ideal_coefficients_are_those_of_the_perfect_ranking():

@@ -1,0 +1,144 @@
+"""The cutting-plane learners: at termination every constraint of the full problem holds up
+to epsilon (checked by brute force over all rankings), and n-slack and 1-slack reach the same
+objective."""
+
+import numpy as np
+import pytest
+
+from svmmap import load_svmlight
+from svmmap.collection import QueryCollection
+from svmmap.plugins import MapPlugin
+from svmstruct_api.learner import CuttingPlaneLearner
+from svmstruct_api.plugin import StructuredModel
+
+from brute_force import brute_force_max_h
+from conftest import data_file, random_collection
+
+
+def _plugin(X, y, qid):
+    collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
+    return MapPlugin(collection)
+
+
+def _brute_force_violations(plugin, w):
+    """max_y Delta(y*, y) - w.(psi(y*) - psi(y)) of every query, over every ranking."""
+    col = plugin.collection
+    out = []
+    for q in range(col.n_queries):
+        lo, hi = col.ptr[q], col.ptr[q + 1]
+        scores = col.X[lo:hi] @ w
+        relevant = col.labels[lo:hi] > 0
+        ideal = scores[relevant].mean() - scores[~relevant].mean()
+        out.append(brute_force_max_h(scores, relevant) - ideal)
+    return np.array(out)
+
+
+@pytest.fixture(scope="module")
+def tiny_plugin():
+    X, y, qid = random_collection(seed=4, n_queries=10, docs=(3, 6), n_features=4, rate=0.4)
+    return _plugin(X, y, qid)
+
+
+@pytest.mark.parametrize("formulation", ["n-slack", "1-slack"])
+@pytest.mark.parametrize("C", [0.3, 30.0])
+def test_every_constraint_holds_within_epsilon_at_termination(tiny_plugin, formulation, C):
+    epsilon = 1e-3
+    result = CuttingPlaneLearner(C=C, epsilon=epsilon, formulation=formulation).fit(tiny_plugin)
+    assert result.converged
+    violations = _brute_force_violations(tiny_plugin, result.w)
+    if formulation == "n-slack":
+        assert np.all(violations <= result.slack + epsilon + 1e-9)
+    else:
+        assert violations.mean() <= result.slack[0] + epsilon + 1e-9
+    # the reported primal objective is the exact one at w
+    primal = 0.5 * result.w @ result.w + C * np.maximum(violations, 0).mean()
+    assert result.primal_objective == pytest.approx(primal, rel=1e-9, abs=1e-12)
+    assert 0 <= result.duality_gap <= C * epsilon + 1e-6
+
+
+def _assert_same_optimum(plugin, C, epsilon):
+    results = {f: CuttingPlaneLearner(C=C, epsilon=epsilon, formulation=f).fit(plugin)
+               for f in ("n-slack", "1-slack")}
+    for a, b in [("n-slack", "1-slack"), ("1-slack", "n-slack")]:
+        # weak duality across learners: neither's objective is below the other's lower bound
+        assert results[a].primal_objective >= results[b].dual_objective - 1e-6
+        assert results[a].primal_objective <= results[b].primal_objective + C * epsilon
+    return results
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0, 1000.0])
+def test_n_slack_and_1_slack_reach_the_same_objective_on_synthetic_data(C):
+    X, y, qid = random_collection(seed=1, n_queries=15, docs=(5, 40), n_features=8)
+    _assert_same_optimum(_plugin(X, y, qid), C, epsilon=1e-3)
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_n_slack_and_1_slack_reach_the_same_objective_on_ohsumed_queries(C):
+    X, y, qid = load_svmlight(data_file("OHSUMED", "Fold1", "train.txt"))
+    first = np.isin(qid, np.unique(qid)[:8])
+    results = _assert_same_optimum(_plugin(X[first], y[first], qid[first]), C, epsilon=1e-3)
+    w_n, w_1 = results["n-slack"].w, results["1-slack"].w
+    # near-identical objectives of a strongly convex problem mean near-identical w:
+    # 1/2 |w_a - w*|^2 <= P(w_a) - P*, so |w_n - w_1| <= 2 sqrt(C epsilon)
+    assert np.linalg.norm(w_n - w_1) <= 2 * np.sqrt(C * 1e-3)
+
+
+def test_batch_hook_equals_the_per_example_hooks(tiny_plugin):
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=tiny_plugin.n_features)
+    fast = tiny_plugin.most_violated_constraints(w)
+    slow = StructuredModel.most_violated_constraints(tiny_plugin, w)
+    np.testing.assert_allclose(fast.loss, slow.loss, atol=1e-12)
+    np.testing.assert_allclose(fast.dpsi, slow.dpsi, atol=1e-12)
+
+
+def test_per_example_hooks_are_consistent(tiny_plugin):
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=tiny_plugin.n_features)
+    for i in range(tiny_plugin.n_examples):
+        y_true = tiny_plugin.true_output(i)
+        assert tiny_plugin.loss(i, y_true) == 0.0
+        y_hat = tiny_plugin.find_most_violated_constraint(i, w)
+        assert sorted(y_hat) == list(range(len(y_true)))
+        h_hat = tiny_plugin.loss(i, y_hat) + w @ tiny_plugin.psi(i, y_hat)
+        y_pred = tiny_plugin.classify_example(i, w)
+        # the most violated ranking beats both the truth and the prediction on H
+        for y in (y_true, y_pred):
+            assert h_hat >= tiny_plugin.loss(i, y) + w @ tiny_plugin.psi(i, y) - 1e-12
+        # the prediction maximises w.psi
+        assert w @ tiny_plugin.psi(i, y_pred) >= w @ tiny_plugin.psi(i, y_hat) - 1e-12
+
+
+def test_limits_stop_with_the_best_model_so_far():
+    X, y, qid = random_collection(seed=2, n_queries=20, docs=(10, 30))
+    plugin = _plugin(X, y, qid)
+    result = CuttingPlaneLearner(C=100, formulation="1-slack", max_iter=3).fit(plugin)
+    assert result.status == "max_iter" and not result.converged and result.iterations == 3
+    best = min(result.history, key=lambda r: r.primal_objective)
+    assert result.primal_objective == best.primal_objective
+
+
+def test_interrupt_returns_the_best_model_so_far():
+    X, y, qid = random_collection(seed=3, n_queries=20, docs=(10, 30))
+    plugin = _plugin(X, y, qid)
+    calls = {"n": 0}
+    original = plugin.most_violated_constraints
+
+    def interrupted_on_fourth_call(w):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return original(w)
+
+    plugin.most_violated_constraints = interrupted_on_fourth_call
+    result = CuttingPlaneLearner(C=10, formulation="n-slack").fit(plugin)
+    assert result.status == "interrupted" and result.iterations == 4
+    assert len(result.history) == 3
+    assert np.isfinite(result.primal_objective)
+
+
+@pytest.mark.parametrize("bad", [{"C": 0}, {"C": -1}, {"C": float("nan")}, {"epsilon": 0},
+                                 {"formulation": "2-slack"}])
+def test_bad_parameters_are_rejected(bad):
+    with pytest.raises(ValueError):
+        CuttingPlaneLearner(**bad)

@@ -1,0 +1,85 @@
+"""The working-set QP: the primal and dual forms solve the same problem, and the solution
+satisfies the optimality conditions it is supposed to."""
+
+import numpy as np
+import pytest
+
+from svmstruct_api.qp import WorkingSet
+
+
+def _random_working_set(seed, n_constraints, n_features, n_groups, bound, free=0):
+    rng = np.random.default_rng(seed)
+    regularized = np.ones(n_features, dtype=bool)
+    regularized[n_features - free:] = False
+    ws = WorkingSet(n_features, np.full(n_groups, bound), regularized)
+    groups = rng.integers(0, n_groups, n_constraints)
+    ws.add(groups, rng.normal(size=(n_constraints, n_features)),
+           rng.uniform(0.1, 1.0, n_constraints))
+    return ws
+
+
+def _solve(ws, form):
+    return (ws._solve_primal if form == "primal" else ws._solve_dual)(np.unique(ws.groups), 0.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("free", [0, 1])
+def test_primal_and_dual_forms_agree(seed, free):
+    ws = _random_working_set(seed, n_constraints=40, n_features=5, n_groups=4, bound=2.5,
+                             free=free)
+    primal, dual = _solve(ws, "primal"), _solve(ws, "dual")
+    # "inaccurate": cvxopt stopped short of its 1e-9 targets but within 1e-6 (see qp.py)
+    assert {primal.status, dual.status} <= {"optimal", "inaccurate"}
+    np.testing.assert_allclose(primal.w, dual.w, atol=1e-6)
+    np.testing.assert_allclose(primal.slack, dual.slack, atol=1e-6)
+    assert primal.primal_objective == pytest.approx(dual.primal_objective, abs=1e-6)
+    # strong duality at the optimum of each form
+    for sol in (primal, dual):
+        assert sol.primal_objective == pytest.approx(sol.dual_objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_solution_is_feasible_and_complementary(seed):
+    ws = _random_working_set(seed, n_constraints=30, n_features=4, n_groups=3, bound=1.0)
+    sol = ws.solve()
+    margins = ws.vectors @ sol.w
+    # every constraint holds with the group's slack
+    assert np.all(margins >= ws.losses - sol.slack[ws.groups] - 1e-7)
+    # alpha within its box; positive alpha only on (nearly) tight constraints
+    assert np.all(sol.alpha >= 0)
+    for g in np.unique(ws.groups):
+        assert sol.alpha[ws.groups == g].sum() <= 1.0 + 1e-7
+    tight = margins - (ws.losses - sol.slack[ws.groups])
+    assert np.all(sol.alpha * tight < 1e-6)
+    np.testing.assert_allclose(ws.slacks(sol.w), sol.slack, atol=1e-6)
+
+
+def test_unconstrained_groups_get_no_slack_and_empty_set_gives_zero():
+    ws = WorkingSet(3, [1.0, 1.0, 1.0])
+    empty = ws.solve()
+    assert np.all(empty.w == 0) and empty.dual_objective == 0.0
+    ws.add([1], [[1.0, 0.0, 0.0]], [0.5])
+    sol = ws.solve()
+    # min 1/2 w^2 + xi s.t. w >= 0.5 - xi: w = 0.5, xi = 0
+    np.testing.assert_allclose(sol.w, [0.5, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(sol.slack, [0, 0, 0], atol=1e-7)
+
+
+def test_bound_caps_the_multipliers():
+    # min 1/2 w^2 + C xi s.t. w >= 1 - xi: w = min(1, C)
+    for bound, expected in [(0.25, 0.25), (4.0, 1.0)]:
+        ws = WorkingSet(1, [bound])
+        ws.add([0], [[1.0]], [1.0])
+        assert ws.solve().w[0] == pytest.approx(expected, abs=1e-7)
+
+
+def test_incremental_gram_matrix_and_removal():
+    ws = _random_working_set(1, n_constraints=10, n_features=3, n_groups=2, bound=1.0)
+    rng = np.random.default_rng(9)
+    ws.add([0, 1], rng.normal(size=(2, 3)), [0.3, 0.4])
+    np.testing.assert_allclose(ws._gram, ws.vectors @ ws.vectors.T)
+    keep = np.arange(len(ws)) % 3 != 0
+    vectors = ws.vectors[keep]
+    ws.remove(keep)
+    np.testing.assert_allclose(ws.vectors, vectors)
+    np.testing.assert_allclose(ws._gram, vectors @ vectors.T)
