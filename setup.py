@@ -19,7 +19,7 @@ extensions = [
     Extension(
         f"svmmap.{pyx.stem}",
         [str(pyx.relative_to(HERE))],
-        include_dirs=[numpy.get_include()],
+        include_dirs=[numpy.get_include(), "svmmap"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", *OPENMP_FLAGS],
         extra_link_args=OPENMP_FLAGS,

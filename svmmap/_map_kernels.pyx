@@ -1,4 +1,5 @@
 # cython: language_level=3
+# distutils: language = c++
 """Per-query kernels of SVM-MAP over a whole collection, in one call each.
 
 Every function takes the documents in *grouped order* (the documents of query ``g`` are
@@ -14,85 +15,32 @@ map is psi = 1/(|P||N|) sum_{i in P, j in N} y_ij (phi_i - phi_j) = X^T c with
 Ties in a *given* score vector are broken by position in the arrays (file order).
 """
 
+from collections import namedtuple
+
 import numpy as np
+import scipy.sparse as sp
 
 cimport cython
-from cython.parallel cimport prange
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport calloc, free
+from cython.parallel cimport prange, threadid
+
+from ._query_core cimport (
+    ScoredDoc,
+    Workspace,
+    coefficients_from_interleaving,
+    count_relevant,
+    csr_accumulate,
+    csr_scores,
+    dense_accumulate,
+    dense_scores,
+    split_sorted,
+    workspace_delete,
+    workspace_new,
+)
 
 
-cdef struct ScoredDoc:
-    double score
-    Py_ssize_t index
-
-
-cdef int _by_score_descending(const void *a, const void *b) noexcept nogil:
-    """qsort order: score descending, then position ascending (a total, deterministic order)."""
-    cdef const ScoredDoc *x = <const ScoredDoc *> a
-    cdef const ScoredDoc *y = <const ScoredDoc *> b
-    if x.score > y.score:
-        return -1
-    if x.score < y.score:
-        return 1
-    if x.index < y.index:
-        return -1
-    if x.index > y.index:
-        return 1
-    return 0
-
-
-cdef void _split_sorted(const double *scores, const unsigned char *relevant,
-                        Py_ssize_t lo, Py_ssize_t hi,
-                        ScoredDoc *rel, ScoredDoc *non) noexcept nogil:
-    """Copy the query's relevant and non-relevant documents into ``rel`` / ``non``, each sorted
-    by score descending (ties: position ascending)."""
-    cdef Py_ssize_t d, n_rel = 0, n_non = 0
-    for d in range(lo, hi):
-        if relevant[d]:
-            rel[n_rel].score = scores[d]
-            rel[n_rel].index = d
-            n_rel += 1
-        else:
-            non[n_non].score = scores[d]
-            non[n_non].index = d
-            n_non += 1
-    qsort(rel, n_rel, sizeof(ScoredDoc), _by_score_descending)
-    qsort(non, n_non, sizeof(ScoredDoc), _by_score_descending)
-
-
-cdef Py_ssize_t _count_relevant(const unsigned char *relevant, Py_ssize_t lo,
-                                Py_ssize_t hi) noexcept nogil:
-    cdef Py_ssize_t d, n = 0
-    for d in range(lo, hi):
-        if relevant[d]:
-            n += 1
-    return n
-
-
-cdef double _coefficients_from_interleaving(ScoredDoc *rel, Py_ssize_t n_rel,
-                                            ScoredDoc *non, Py_ssize_t n_non,
-                                            const Py_ssize_t *rel_above,
-                                            double *coef) noexcept nogil:
-    """Write the psi coefficients of the ranking in which the j-th non-relevant document (in
-    score order) has ``rel_above[j]`` relevant documents above it (non-decreasing in j), and
-    return that ranking's AP = 1/|P| sum_i i / (i + a_i)."""
-    cdef double pn = <double> n_rel * <double> n_non
-    cdef double ap = 0.0
-    cdef Py_ssize_t i, j = 0
-    for j in range(n_non):
-        coef[non[j].index] = (n_rel - 2.0 * rel_above[j]) / pn
-    j = 0
-    for i in range(n_rel):
-        # a_i: non-relevant documents with fewer than i + 1 relevant documents above them
-        while j < n_non and rel_above[j] <= i:
-            j += 1
-        coef[rel[i].index] = (n_non - 2.0 * j) / pn
-        ap += (i + 1.0) / (i + 1.0 + j)
-    return ap / n_rel
-
-
-cdef void _ranked_interleaving(ScoredDoc *rel, Py_ssize_t n_rel,
-                               ScoredDoc *non, Py_ssize_t n_non,
+cdef void _ranked_interleaving(const ScoredDoc *rel, Py_ssize_t n_rel,
+                               const ScoredDoc *non, Py_ssize_t n_non,
                                Py_ssize_t *rel_above) noexcept nogil:
     """Fill ``rel_above`` for the ranking by score (ties broken by position)."""
     cdef Py_ssize_t i = 0, j
@@ -195,23 +143,72 @@ cdef void _opt_by_divide_and_conquer(ScoredDoc *rel, Py_ssize_t n_rel,
                 2.0 / (<double> n_rel * <double> n_non), harmonic, rel_prefix, opt)
 
 
-cdef int _check_inputs(double[::1] scores, unsigned char[::1] relevant,
-                       Py_ssize_t[::1] ptr) except -1:
+cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
+                               Py_ssize_t size, bint use_scan, const double *harmonic,
+                               Workspace *ws, double *coef) noexcept nogil:
+    """Algorithm 2 on one query: write the psi coefficients of its most violated ranking to
+    coef[0:size] and return Delta_MAP of that ranking (0 and no coefficients written when the
+    query lacks a relevant or a non-relevant document)."""
+    cdef Py_ssize_t n_rel = count_relevant(relevant, size)
+    if n_rel == 0 or n_rel == size:
+        return 0.0
+    split_sorted(scores, relevant, size, n_rel, ws.docs)
+    if use_scan:
+        _opt_by_scan(ws.docs, n_rel, ws.docs + n_rel, size - n_rel, ws.counts)
+    else:
+        _opt_by_divide_and_conquer(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
+                                   harmonic, ws.values, ws.counts)
+    return 1.0 - coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
+                                                ws.counts, coef)
+
+
+cdef Workspace **_new_workspaces(int count, Py_ssize_t capacity) except NULL:
+    """One workspace per thread (indexed by ``threadid()``), each for ``capacity`` documents."""
+    cdef Workspace **workspaces = <Workspace **> calloc(count, sizeof(Workspace *))
+    cdef int t
+    if workspaces == NULL:
+        raise MemoryError("no memory for the per-query workspaces")
+    for t in range(count):
+        workspaces[t] = workspace_new(capacity)
+        if workspaces[t] == NULL:
+            _delete_workspaces(workspaces, count)
+            raise MemoryError("no memory for the per-query workspaces")
+    return workspaces
+
+
+cdef void _delete_workspaces(Workspace **workspaces, int count) noexcept:
+    cdef int t
+    for t in range(count):
+        workspace_delete(workspaces[t])
+    free(workspaces)
+
+
+def _checked(scores, relevant, ptr):
+    """Contiguous float64 / uint8 / intp copies of the inputs, with consistent lengths."""
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    relevant = np.ascontiguousarray(relevant, dtype=np.uint8)
+    ptr = np.ascontiguousarray(ptr, dtype=np.intp)
     if scores.shape[0] != relevant.shape[0]:
         raise ValueError("scores and relevant differ in length")
-    if ptr.shape[0] < 1 or ptr[0] != 0 or ptr[ptr.shape[0] - 1] != scores.shape[0]:
+    if ptr.ndim != 1 or len(ptr) < 1 or ptr[0] != 0 or ptr[-1] != len(relevant):
         raise ValueError("ptr must run from 0 to the number of documents")
-    cdef Py_ssize_t q
-    for q in range(ptr.shape[0] - 1):
-        if ptr[q + 1] < ptr[q]:
-            raise ValueError("ptr must be non-decreasing")
-    return 0
+    if np.any(np.diff(ptr) < 0):
+        raise ValueError("ptr must be non-decreasing")
+    return scores, relevant, ptr
 
 
-def _as_arrays(scores, relevant, ptr):
-    return (np.ascontiguousarray(scores, dtype=np.float64),
-            np.ascontiguousarray(relevant, dtype=np.uint8),
-            np.ascontiguousarray(ptr, dtype=np.intp))
+def _harmonic_numbers(ptr):
+    """H_0..H_{M+1} for the largest query size M."""
+    largest = int(np.max(np.diff(ptr), initial=0))
+    harmonic = np.zeros(largest + 2)
+    harmonic[1:] = np.cumsum(1.0 / np.arange(1, largest + 2))
+    return harmonic
+
+
+def _method_is_scan(method):
+    if method not in ("divide", "scan"):
+        raise ValueError(f"method must be 'divide' or 'scan', got {method!r}")
+    return method == "scan"
 
 
 @cython.boundscheck(False)
@@ -234,53 +231,30 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     loss : float64 (n,), Delta_MAP(y*, y_hat) = 1 - AP(y_hat)
     Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
     """
-    if method not in ("divide", "scan"):
-        raise ValueError(f"method must be 'divide' or 'scan', got {method!r}")
-    s_arr, r_arr, p_arr = _as_arrays(scores, relevant, ptr)
-    cdef double[::1] s = s_arr
-    cdef unsigned char[::1] r = r_arr
-    cdef Py_ssize_t[::1] p = p_arr
-    _check_inputs(s, r, p)
-    cdef Py_ssize_t n_queries = p.shape[0] - 1
-    cdef Py_ssize_t max_size = 0, q
-    for q in range(n_queries):
-        max_size = max(max_size, p[q + 1] - p[q])
-    harmonic_arr = np.zeros(max_size + 2, dtype=np.float64)
-    if max_size > 0:
-        harmonic_arr[1:] = np.cumsum(1.0 / np.arange(1, max_size + 2, dtype=np.float64))
-    cdef double[::1] harmonic = harmonic_arr
-    coef_arr = np.zeros(s.shape[0], dtype=np.float64)
-    loss_arr = np.zeros(n_queries, dtype=np.float64)
+    cdef bint use_scan = _method_is_scan(method)
+    s_arr, r_arr, p_arr = _checked(scores, relevant, ptr)
+    cdef const double[::1] s = s_arr
+    cdef const unsigned char[::1] r = r_arr
+    cdef const Py_ssize_t[::1] p = p_arr
+    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo
+    harmonic_arr = _harmonic_numbers(p_arr)
+    cdef const double[::1] harmonic = harmonic_arr
+    coef_arr = np.zeros(s.shape[0] + 1)
+    loss_arr = np.zeros(n_queries)
     cdef double[::1] coef = coef_arr
     cdef double[::1] loss = loss_arr
-    cdef bint use_scan = method == "scan"
-    cdef Py_ssize_t lo, hi, n_rel, size
-    cdef ScoredDoc *docs
-    cdef Py_ssize_t *opt
-    cdef double *rel_prefix
-    cdef double *coef_ptr = &coef[0] if s.shape[0] > 0 else NULL
-    for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
-        lo = p[q]
-        hi = p[q + 1]
-        size = hi - lo
-        n_rel = _count_relevant(&r[0], lo, hi)
-        if n_rel == 0 or n_rel == size:
-            continue
-        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
-        opt = <Py_ssize_t *> malloc(size * sizeof(Py_ssize_t))
-        rel_prefix = <double *> malloc((size + 1) * sizeof(double))
-        _split_sorted(&s[0], &r[0], lo, hi, docs, docs + n_rel)
-        if use_scan:
-            _opt_by_scan(docs, n_rel, docs + n_rel, size - n_rel, opt)
-        else:
-            _opt_by_divide_and_conquer(docs, n_rel, docs + n_rel, size - n_rel,
-                                       &harmonic[0], rel_prefix, opt)
-        loss[q] = 1.0 - _coefficients_from_interleaving(docs, n_rel, docs + n_rel,
-                                                        size - n_rel, opt, coef_ptr)
-        free(docs)
-        free(opt)
-        free(rel_prefix)
-    return coef_arr, loss_arr
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = _new_workspaces(threads, harmonic.shape[0])
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            loss[q] = _most_violated_one(&s[lo], &r[lo], p[q + 1] - lo, use_scan,
+                                     &harmonic[0], ws, &coef[lo])
+    finally:
+        _delete_workspaces(workspaces, threads)
+    return coef_arr[:-1], loss_arr
 
 
 @cython.boundscheck(False)
@@ -293,40 +267,118 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     or without a non-relevant document get coefficients 0 and AP 0 (no relevant document)
     or 1 (only relevant documents).
     """
-    s_arr, r_arr, p_arr = _as_arrays(scores, relevant, ptr)
-    cdef double[::1] s = s_arr
-    cdef unsigned char[::1] r = r_arr
-    cdef Py_ssize_t[::1] p = p_arr
-    _check_inputs(s, r, p)
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, hi, n_rel, size
-    coef_arr = np.zeros(s.shape[0], dtype=np.float64)
-    ap_arr = np.zeros(n_queries, dtype=np.float64)
+    s_arr, r_arr, p_arr = _checked(scores, relevant, ptr)
+    cdef const double[::1] s = s_arr
+    cdef const unsigned char[::1] r = r_arr
+    cdef const Py_ssize_t[::1] p = p_arr
+    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
+    cdef Py_ssize_t largest = int(np.max(np.diff(p_arr), initial=0))
+    coef_arr = np.zeros(s.shape[0] + 1)
+    ap_arr = np.zeros(n_queries)
     cdef double[::1] coef = coef_arr
     cdef double[::1] ap = ap_arr
-    cdef double *coef_ptr = &coef[0] if s.shape[0] > 0 else NULL
-    cdef ScoredDoc *docs
-    cdef Py_ssize_t *above
-    for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
-        lo = p[q]
-        hi = p[q + 1]
-        size = hi - lo
-        if size == 0:
-            continue
-        n_rel = _count_relevant(&r[0], lo, hi)
-        if n_rel == size:
-            ap[q] = 1.0
-            continue
-        if n_rel == 0:
-            continue
-        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
-        above = <Py_ssize_t *> malloc(size * sizeof(Py_ssize_t))
-        _split_sorted(&s[0], &r[0], lo, hi, docs, docs + n_rel)
-        _ranked_interleaving(docs, n_rel, docs + n_rel, size - n_rel, above)
-        ap[q] = _coefficients_from_interleaving(docs, n_rel, docs + n_rel, size - n_rel,
-                                                above, coef_ptr)
-        free(docs)
-        free(above)
-    return coef_arr, ap_arr
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = _new_workspaces(threads, largest)
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            size = p[q + 1] - lo
+            if size == 0:
+                continue
+            n_rel = count_relevant(&r[lo], size)
+            if n_rel == size:
+                ap[q] = 1.0
+            elif n_rel > 0:
+                split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
+                _ranked_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
+                                     ws.counts)
+                ap[q] = coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel,
+                                                       size - n_rel, ws.counts, &coef[lo])
+    finally:
+        _delete_workspaces(workspaces, threads)
+    return coef_arr[:-1], ap_arr
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
+    """The whole separation step of one cutting-plane iteration, in one pass over the data.
+
+    For every query q: scores s = X_q w, Algorithm 2's most violated ranking y_hat_q, its loss
+    Delta_q = 1 - AP(y_hat_q), and dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat).
+
+    X is a C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (see
+    ``csr_for_kernels``), documents in grouped order.  Every query must have a
+    relevant and a non-relevant document.  Returns (loss (n,), dpsi (n, d)).
+    """
+    cdef bint use_scan = _method_is_scan(method)
+    cdef bint is_csr = isinstance(X, CSRArrays)
+    w_arr = np.ascontiguousarray(w, dtype=np.float64)
+    r_arr = np.ascontiguousarray(relevant, dtype=np.uint8)
+    p_arr = np.ascontiguousarray(ptr, dtype=np.intp)
+    cdef Py_ssize_t n_features = X.shape[1]
+    if w_arr.shape[0] != n_features or X.shape[0] != r_arr.shape[0] or p_arr[-1] != X.shape[0]:
+        raise ValueError("X, w, relevant and ptr do not fit together")
+    empty = np.zeros(1)
+    empty_index = np.zeros(1, dtype=np.intp)
+    dense_arr = empty if is_csr else np.ascontiguousarray(X, dtype=np.float64)
+    cdef const double[::1] dense = dense_arr.ravel()
+    cdef const double[::1] data = X.data if is_csr and len(X.data) else empty
+    cdef const Py_ssize_t[::1] indices = X.indices if is_csr and len(X.data) else empty_index
+    cdef const Py_ssize_t[::1] indptr = X.indptr if is_csr else empty_index
+    cdef const double[::1] wv = w_arr if n_features else empty
+    cdef const unsigned char[::1] r = r_arr
+    cdef const Py_ssize_t[::1] p = p_arr
+    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size
+    harmonic_arr = _harmonic_numbers(p_arr)
+    cdef const double[::1] harmonic = harmonic_arr
+    loss_arr = np.zeros(n_queries)
+    dpsi_arr = np.zeros((n_queries, max(n_features, 1)))
+    cdef double[::1] loss = loss_arr
+    cdef double[:, ::1] dpsi = dpsi_arr
+    cdef Py_ssize_t k, n_rel
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = _new_workspaces(threads, harmonic.shape[0])
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            size = p[q + 1] - lo
+            if is_csr:
+                csr_scores(&data[0], &indices[0], &indptr[0], lo, size, &wv[0], ws.scores)
+            else:
+                dense_scores(&dense[0], n_features, lo, size, &wv[0], ws.scores)
+            loss[q] = _most_violated_one(ws.scores, &r[lo], size, use_scan, &harmonic[0],
+                                         ws, ws.coef)
+            # c* - c_hat, with c*_i = 1/|P| (relevant) and c*_j = -1/|N| (non-relevant)
+            n_rel = count_relevant(&r[lo], size)
+            for k in range(size):
+                ws.coef[k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
+                    - ws.coef[k]
+            if is_csr:
+                csr_accumulate(&data[0], &indices[0], &indptr[0], lo, size, ws.coef,
+                               &dpsi[q, 0])
+            else:
+                dense_accumulate(&dense[0], n_features, lo, size, ws.coef, &dpsi[q, 0])
+    finally:
+        _delete_workspaces(workspaces, threads)
+    return loss_arr, dpsi_arr[:, :n_features]
+
+
+CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
+CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data, intp indices and indptr."""
+
+
+def csr_for_kernels(X):
+    """The arrays of a sparse X in the form ``map_constraints`` reads (copied only when the
+    index arrays are not already intp)."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sort_indices()
+    return CSRArrays(np.ascontiguousarray(X.data), X.indices.astype(np.intp, copy=False),
+                     X.indptr.astype(np.intp, copy=False), X.shape)
 
 
 def ideal_coefficients(relevant, ptr):

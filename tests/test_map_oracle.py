@@ -127,3 +127,29 @@ def test_oracle_rejects_inconsistent_offsets():
         most_violated_map(np.zeros(3), np.zeros(3), np.array([0, 2]))
     with pytest.raises(ValueError):
         most_violated_map(np.zeros(3), np.zeros(3), np.array([0, 3]), method="greedy")
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_pass_equals_oracle_plus_psi(sparse, threads):
+    """map_constraints (scores, sort, Algorithm 2 and dpsi in one pass) against the separate
+    steps: scores by numpy, most_violated_map, and dpsi = X_q^T (c* - c_hat) by scipy."""
+    import scipy.sparse as sp
+
+    from svmmap._map_kernels import csr_for_kernels, map_constraints
+
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(2, 80, 150)
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    X = rng.normal(size=(ptr[-1], 7)) * (rng.random((ptr[-1], 7)) < 0.6)
+    relevant = rng.random(ptr[-1]) < 0.3
+    relevant[ptr[:-1]] = True  # every query has a relevant ...
+    relevant[ptr[1:] - 1] = False  # ... and a non-relevant document
+    w = rng.normal(size=7)
+    coef, loss = most_violated_map(X @ w, relevant, ptr)
+    blocks = sp.csr_matrix((ideal_coefficients(relevant, ptr) - coef, np.arange(ptr[-1]), ptr))
+    expected = blocks @ X
+    X_in = csr_for_kernels(sp.csr_matrix(X)) if sparse else X
+    fused_loss, fused_dpsi = map_constraints(X_in, w, relevant, ptr, n_threads=threads)
+    np.testing.assert_allclose(fused_loss, loss, atol=1e-12)
+    np.testing.assert_allclose(fused_dpsi, expected, atol=1e-12)

@@ -1,6 +1,15 @@
 """The SVM-MAP plugin: Delta_MAP(y*, y) = 1 - AP(y) with Algorithm 2 as separation oracle."""
 
-from .._map_kernels import most_violated_map, ranking_coefficients
+import scipy.sparse as sp
+
+from svmstruct_api.plugin import ConstraintBatch
+
+from .._map_kernels import (
+    csr_for_kernels,
+    map_constraints,
+    most_violated_map,
+    ranking_coefficients,
+)
 from .ranking import RankingPlugin
 
 
@@ -8,12 +17,21 @@ class MapPlugin(RankingPlugin):
     """Structural SVM plugin optimising Mean Average Precision (Yue et al., SIGIR 2007).
 
     ``oracle`` selects Algorithm 2's implementation: "divide" (exact divide and conquer over
-    the monotone opt_j, the default) or "scan" (the plain O(|P||N|) scan).
+    the monotone opt_j, the default) or "scan" (the plain O(|P||N|) scan).  The learners'
+    batch hook is one fused pass of the extension over all queries: scores, per-query sort,
+    Algorithm 2 and dpsi = X_q^T (c* - c_hat).
     """
 
     def __init__(self, collection, n_threads=1, oracle="divide"):
         super().__init__(collection, n_threads)
         self.oracle = oracle
+        X = collection.X
+        self._kernel_X = csr_for_kernels(X) if sp.issparse(X) else X
+
+    def most_violated_constraints(self, w):
+        loss, dpsi = map_constraints(self._kernel_X, w, self._relevant, self.collection.ptr,
+                                     self.oracle, self.n_threads)
+        return ConstraintBatch(loss=loss, dpsi=dpsi)
 
     def most_violated_coefficients(self, scores, relevant, ptr):
         return most_violated_map(scores, relevant, ptr, self.oracle, self.n_threads)

@@ -1,0 +1,156 @@
+# cython: language_level=3
+"""Per-query building blocks shared by the ranking kernels (compiled into each module that
+cimports them).  All positions are local to the query: document k of a query is row
+``lo + k`` of the collection."""
+
+from libc.stdlib cimport calloc, free, malloc
+
+
+cdef extern from "_sort.h" nogil:
+    struct ScoredDoc:
+        double score
+        Py_ssize_t index
+    void sort_by_score_descending(ScoredDoc *first, Py_ssize_t n)
+
+
+cdef struct Workspace:
+    # room for one query of up to ``capacity`` documents
+    ScoredDoc *docs
+    Py_ssize_t *counts
+    double *values
+    double *scores
+    double *coef
+
+
+cdef inline Workspace *workspace_new(Py_ssize_t capacity) noexcept nogil:
+    """A workspace for queries of up to ``capacity`` documents, or NULL when out of memory.
+    (Returned by pointer so that each thread of a parallel block owns its own.)"""
+    cdef Workspace *ws = <Workspace *> calloc(1, sizeof(Workspace))
+    if ws == NULL:
+        return NULL
+    capacity = capacity + 1
+    ws.docs = <ScoredDoc *> malloc(capacity * sizeof(ScoredDoc))
+    ws.counts = <Py_ssize_t *> malloc(capacity * sizeof(Py_ssize_t))
+    ws.values = <double *> malloc(capacity * sizeof(double))
+    ws.scores = <double *> malloc(capacity * sizeof(double))
+    ws.coef = <double *> malloc(capacity * sizeof(double))
+    if ws.docs == NULL or ws.counts == NULL or ws.values == NULL or ws.scores == NULL \
+            or ws.coef == NULL:
+        workspace_delete(ws)
+        return NULL
+    return ws
+
+
+cdef inline void workspace_delete(Workspace *ws) noexcept nogil:
+    if ws == NULL:
+        return
+    free(ws.docs)
+    free(ws.counts)
+    free(ws.values)
+    free(ws.scores)
+    free(ws.coef)
+    free(ws)
+
+
+cdef inline Py_ssize_t count_relevant(const unsigned char *relevant,
+                                      Py_ssize_t size) noexcept nogil:
+    cdef Py_ssize_t k, n = 0
+    for k in range(size):
+        if relevant[k]:
+            n += 1
+    return n
+
+
+cdef inline void split_sorted(const double *scores, const unsigned char *relevant,
+                              Py_ssize_t size, Py_ssize_t n_rel, ScoredDoc *docs) noexcept nogil:
+    """docs[0:n_rel]: the relevant documents, docs[n_rel:size]: the others, each sorted by
+    score descending (ties: position ascending)."""
+    cdef Py_ssize_t k, i = 0, j = n_rel
+    for k in range(size):
+        if relevant[k]:
+            docs[i].score = scores[k]
+            docs[i].index = k
+            i += 1
+        else:
+            docs[j].score = scores[k]
+            docs[j].index = k
+            j += 1
+    sort_by_score_descending(docs, n_rel)
+    sort_by_score_descending(docs + n_rel, size - n_rel)
+
+
+cdef inline double coefficients_from_interleaving(const ScoredDoc *rel, Py_ssize_t n_rel,
+                                                  const ScoredDoc *non, Py_ssize_t n_non,
+                                                  const Py_ssize_t *rel_above,
+                                                  double *coef) noexcept nogil:
+    """Write the psi coefficients of the ranking in which the j-th non-relevant document (in
+    score order) has ``rel_above[j]`` relevant documents above it (non-decreasing in j):
+    c_i = (|N| - 2 a_i)/(|P||N|), c_j = (|P| - 2 b_j)/(|P||N|); return that ranking's
+    AP = 1/|P| sum_i i / (i + a_i)."""
+    cdef double pn = <double> n_rel * <double> n_non
+    cdef double ap = 0.0
+    cdef Py_ssize_t i, j
+    for j in range(n_non):
+        coef[non[j].index] = (n_rel - 2.0 * rel_above[j]) / pn
+    j = 0
+    for i in range(n_rel):
+        # a_i: non-relevant documents with fewer than i + 1 relevant documents above them
+        while j < n_non and rel_above[j] <= i:
+            j += 1
+        coef[rel[i].index] = (n_non - 2.0 * j) / pn
+        ap += (i + 1.0) / (i + 1.0 + j)
+    return ap / n_rel
+
+
+cdef inline void dense_scores(const double *X, Py_ssize_t n_features, Py_ssize_t lo,
+                              Py_ssize_t size, const double *w, double *out) noexcept nogil:
+    """out[k] = X[lo + k] . w for a C-contiguous dense X."""
+    cdef Py_ssize_t k, f
+    cdef const double *row
+    cdef double total
+    for k in range(size):
+        row = X + (lo + k) * n_features
+        total = 0.0
+        for f in range(n_features):
+            total += row[f] * w[f]
+        out[k] = total
+
+
+cdef inline void csr_scores(const double *data, const Py_ssize_t *indices, const Py_ssize_t *indptr,
+                            Py_ssize_t lo, Py_ssize_t size, const double *w,
+                            double *out) noexcept nogil:
+    """out[k] = X[lo + k] . w for a CSR X."""
+    cdef Py_ssize_t k, p
+    cdef double total
+    for k in range(size):
+        total = 0.0
+        for p in range(indptr[lo + k], indptr[lo + k + 1]):
+            total += data[p] * w[indices[p]]
+        out[k] = total
+
+
+cdef inline void dense_accumulate(const double *X, Py_ssize_t n_features, Py_ssize_t lo,
+                                  Py_ssize_t size, const double *coef, double *out) noexcept nogil:
+    """out += sum_k coef[k] X[lo + k]."""
+    cdef Py_ssize_t k, f
+    cdef const double *row
+    cdef double c
+    for k in range(size):
+        c = coef[k]
+        if c != 0.0:
+            row = X + (lo + k) * n_features
+            for f in range(n_features):
+                out[f] += c * row[f]
+
+
+cdef inline void csr_accumulate(const double *data, const Py_ssize_t *indices, const Py_ssize_t *indptr,
+                                Py_ssize_t lo, Py_ssize_t size, const double *coef,
+                                double *out) noexcept nogil:
+    """out += sum_k coef[k] X[lo + k] for a CSR X."""
+    cdef Py_ssize_t k, p
+    cdef double c
+    for k in range(size):
+        c = coef[k]
+        if c != 0.0:
+            for p in range(indptr[lo + k], indptr[lo + k + 1]):
+                out[indices[p]] += c * data[p]
