@@ -3,9 +3,13 @@
 Layout (version 1)::
 
     {"format": "svmmap-model", "version": 1,
+     "kind": "svmmap" | "adarank" | "rankboost" | "prank",   (absent means "svmmap")
      "params": {...the estimator's constructor parameters...},
      "n_features": d, "coef": [w_1, ..., w_d], "intercept": b,
      "training": {...deterministic facts about the run: status, objectives, iterations...}}
+
+``coef`` / ``intercept`` are required for the linear kinds; a non-linear model (RankBoost's
+sum of thresholds) leaves them out and stores its own fields, checked by its ``load``.
 
 Floats are written with Python's shortest round-tripping repr, so a loaded model scores
 exactly as the saved one did.  Timings are left out so that the same data and options give a
@@ -44,9 +48,15 @@ def write_model(path, content):
         raise
 
 
-def read_model(path):
+def model_kind(document):
+    """The kind of model a file holds ("svmmap" for files written before kinds existed)."""
+    return document.get("kind", "svmmap")
+
+
+def read_model(path, kind=None):
     """Read and check a model file; return its dict.  Raises ModelFileError for a missing,
-    unreadable, truncated, foreign or newer-version file."""
+    unreadable, truncated, foreign or newer-version file, and for a model of another kind
+    than ``kind`` (when given)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -70,8 +80,18 @@ def read_model(path):
         raise ModelFileError(
             f"model file version {version!r} is not supported (this svmmap reads version "
             f"{VERSION})", path)
-    coef = document.get("coef")
+    found = model_kind(document)
+    if kind is not None and found != kind:
+        raise ModelFileError(f"this is a {found!r} model file, not a {kind!r} one "
+                             "(svmmap.baselines.load_model reads any kind)", path)
     n_features = document.get("n_features")
+    if found != "svmmap" and "coef" not in document:
+        if not isinstance(n_features, int) or n_features < 0:
+            raise ModelFileError("damaged model file: n_features missing", path)
+        if not isinstance(document.get("params"), dict):
+            raise ModelFileError("damaged model file: params missing", path)
+        return document
+    coef = document.get("coef")
     if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
         raise ModelFileError("damaged model file: coef does not match n_features", path)
     if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in coef):

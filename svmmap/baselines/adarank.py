@@ -1,0 +1,216 @@
+"""AdaRank (Xu & Li, "AdaRank: A Boosting Algorithm for Information Retrieval", SIGIR 2007).
+
+Weak rankers are single features h_j(x) = x_j.  With E(q, f) in [-1, 1] the query-level
+measure of the ranking of query q by f (AP for AdaRank.MAP, NDCG@k for AdaRank.NDCG) and
+query weights P_1(q) = 1/n, round t does (the paper's Figure 1):
+
+    h_t     = argmax_j  sum_q P_t(q) E(q, h_j)
+    alpha_t = 1/2 ln( sum_q P_t(q) (1 + E(q, h_t)) / sum_q P_t(q) (1 - E(q, h_t)) )
+    f_t     = sum_{s <= t} alpha_s h_s
+    P_{t+1}(q) = exp(-E(q, f_t)) / sum_q' exp(-E(q', f_t))
+
+Theorem 1 of the paper bounds the training measure:
+    1/n sum_q E(q, f_T) >= 1 - prod_t e^{-delta_min^t} sqrt(1 - phi(t)^2),
+    phi(t) = sum_q P_t(q) E(q, h_t),
+    delta_min^t = min_q [E(q, f_t) - E(q, f_{t-1}) - alpha_t E(q, h_t)],   E(q, f_0) = 0.
+
+Guards (as in the reference implementation): the feature chosen in the previous round cannot
+be chosen again; a round whose f_t does not raise the mean training measure by more than
+``tol`` is rolled back and its feature blocked until a round is accepted; training stops when
+every feature is blocked or after ``max_rounds`` accepted rounds.  ``tol=None`` runs the plain
+algorithm of Figure 1 (every round accepted, T = ``max_rounds``) -- Theorem 1 holds for both,
+since it holds whatever weak ranker a round picks.  phi(t) is clipped to 1 - 1e-12
+(alpha <= 13.8), so a weak ranker that is perfect on every weighted query cannot divide by
+zero; training also
+stops once E(q, f_t) = 1 on every query.  With ``eval_set`` the number of rounds T is the one
+with the best validation measure; otherwise all accepted rounds are kept.
+
+The final ranker is linear: coef_[j] = sum of alpha_t over the rounds with h_t = j.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..collection import QueryCollection
+from ..errors import InputFormatError
+from ._base import BaselineRanker, column, query_measure
+
+MEASURES = ("map", "ndcg")
+PHI_MAX = 1.0 - 1e-12
+
+
+class AdaRank(BaselineRanker):
+    """AdaRank.MAP (``measure="map"``) or AdaRank.NDCG (``measure="ndcg"``, NDCG@``k``).
+
+    Parameters
+    ----------
+    measure : "map" or "ndcg" -- E(q, f), computed by svmmap.metrics (LETOR convention).
+    k : cut-off of NDCG@k (ignored for "map").
+    max_rounds : at most this many accepted boosting rounds.
+    tol : a round is accepted when it raises the mean training measure by more than tol;
+        None accepts every round (the paper's Figure 1 without the stopping rule).
+    verbose : 0 silent, 1 a line per round.
+
+    Attributes (after fit)
+    ----------------------
+    coef_ : ndarray (n_features,), intercept_ = 0.0.
+    features_, alphas_ : the selected features and their weights, round by round (the first
+        ``n_rounds_`` of them make coef_).
+    history_ : list of dicts per accepted round: feature, alpha, phi, delta_min, train
+        (mean training measure of f_t), bound (Theorem 1's lower bound) and, with eval_set,
+        valid.
+    n_rounds_ : the number of rounds T in the final model.
+    n_queries_used_ : training queries on which E is not constant (see fit).
+    """
+
+    KIND = "adarank"
+
+    def __init__(self, measure="map", k=10, max_rounds=500, tol=0.0, verbose=0):
+        self.measure = measure
+        self.k = k
+        self.max_rounds = max_rounds
+        self.tol = tol
+        self.verbose = verbose
+
+    def _check_params(self):
+        if self.measure not in MEASURES:
+            raise ValueError(f"measure must be one of {MEASURES}, got {self.measure!r}")
+        if not isinstance(self.k, (int, np.integer)) or self.k < 1:
+            raise ValueError(f"k must be a positive integer, got {self.k!r}")
+        if not isinstance(self.max_rounds, (int, np.integer)) or self.max_rounds < 1:
+            raise ValueError(f"max_rounds must be a positive integer, got {self.max_rounds!r}")
+        if self.tol is not None and not self.tol >= 0:
+            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+
+    def _informative(self, collection):
+        """Queries on which E varies with the ranking: MAP needs a relevant and a non-relevant
+        document, NDCG two different labels one of which is positive."""
+        sizes = np.diff(collection.ptr)
+        if self.measure == "map":
+            n_rel, n_non = collection.relevant_counts()
+            return np.flatnonzero((n_rel > 0) & (n_non > 0))
+        starts = collection.ptr[:-1]
+        top = np.maximum.reduceat(collection.labels, starts)
+        bottom = np.minimum.reduceat(collection.labels, starts)
+        return np.flatnonzero((sizes > 0) & (top > bottom) & (top > 0))
+
+    def _measure(self, scores, labels, group):
+        return query_measure(scores, labels, group, self.measure, self.k)
+
+    def fit(self, X, y, qid, eval_set=None):
+        """Train on documents X with graded labels y grouped by qid; return self.
+
+        Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
+        all labels equal or none positive) carry no information and are skipped with a
+        warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` selects the number of rounds by
+        the validation measure.
+        """
+        self._check_params()
+        full = QueryCollection.from_arrays(X, y, qid)
+        keep = self._informative(full)
+        if len(keep) == 0:
+            raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "
+                                   f"or worse by {self.measure}: there is nothing to train on")
+        if len(keep) < full.n_queries:
+            warnings.warn(f"{full.n_queries - len(keep)} of {full.n_queries} queries have a "
+                          f"constant {self.measure} and are skipped", stacklevel=2)
+        train = full.subset(keep)
+        n_q, d = train.n_queries, train.n_features
+        group = np.repeat(np.arange(n_q), np.diff(train.ptr))
+        labels = train.labels
+        # E(q, h_j) for every query and feature: the weak rankers never change.
+        weak = np.column_stack([self._measure(column(train.X, j), labels, group)
+                                for j in range(d)])
+        valid = None
+        if eval_set is not None:
+            valid = QueryCollection.from_arrays(*eval_set)
+            if valid.n_features != d:
+                raise InputFormatError(f"eval_set has {valid.n_features} features, the "
+                                       f"training data {d}")
+            valid_group = np.repeat(np.arange(valid.n_queries), np.diff(valid.ptr))
+
+        weights = np.full(n_q, 1.0 / n_q)
+        scores = np.zeros(train.X.shape[0])
+        coef = np.zeros(d)
+        e_prev = np.zeros(n_q)
+        train_prev = 0.0
+        bound_product = 1.0
+        blocked = set()
+        features, alphas, history = [], [], []
+        while len(features) < self.max_rounds:
+            performance = weights @ weak
+            if blocked:
+                performance[list(blocked)] = -np.inf
+            j = int(np.argmax(performance))
+            if performance[j] == -np.inf:
+                break
+            phi = float(min(performance[j], PHI_MAX))
+            alpha = 0.5 * np.log((1.0 + phi) / (1.0 - phi))
+            new_scores = scores + alpha * column(train.X, j)
+            e_new = self._measure(new_scores, labels, group)
+            train_new = float(e_new.mean())
+            if self.tol is not None and not train_new > train_prev + self.tol:
+                blocked.add(j)
+                continue
+            delta_min = float(np.min(e_new - e_prev - alpha * weak[:, j]))
+            bound_product *= np.exp(-delta_min) * np.sqrt(1.0 - phi * phi)
+            coef[j] += alpha
+            scores, e_prev, train_prev = new_scores, e_new, train_new
+            features.append(j)
+            alphas.append(float(alpha))
+            entry = {"feature": j, "alpha": float(alpha), "phi": phi, "delta_min": delta_min,
+                     "train": train_new, "bound": 1.0 - bound_product}
+            if valid is not None:
+                entry["valid"] = float(self._measure(valid.X @ coef, valid.labels,
+                                                     valid_group).mean())
+            history.append(entry)
+            if self.verbose:
+                print(f"AdaRank round {len(features)}: feature {j + 1} alpha {alpha:.4g} "
+                      f"train {self.measure} {train_new:.4f}"
+                      + (f" valid {entry['valid']:.4f}" if valid is not None else ""))
+            blocked = {j}
+            exp_neg = np.exp(-e_new)
+            weights = exp_neg / exp_neg.sum()
+            if np.all(e_new >= 1.0):
+                break
+        if not features:
+            raise InputFormatError("no feature ranks the training queries better than "
+                                   "nothing: AdaRank selected no weak ranker")
+        n_rounds = len(features)
+        if valid is not None:
+            n_rounds = 1 + int(np.argmax([h["valid"] for h in history]))
+        self.features_ = np.array(features, dtype=np.int64)
+        self.alphas_ = np.array(alphas)
+        self.history_ = history
+        self.n_rounds_ = n_rounds
+        self.coef_ = np.bincount(self.features_[:n_rounds], weights=self.alphas_[:n_rounds],
+                                 minlength=d).astype(np.float64)
+        self.intercept_ = 0.0
+        self.n_features_in_ = d
+        self.n_queries_used_ = n_q
+        return self
+
+    def decision_function(self, X):
+        """Scores f_T(x) = sum_t alpha_t x_{h_t} = coef_ . x, one per row of X."""
+        X = self._check_X(X)
+        return np.asarray(X @ self.coef_).ravel()
+
+    predict = decision_function
+
+    def _state(self):
+        return {"coef": [float(v) for v in self.coef_], "intercept": 0.0,
+                "training": {"features": [int(j) for j in self.features_],
+                             "alphas": [float(a) for a in self.alphas_],
+                             "n_rounds": int(self.n_rounds_),
+                             "n_queries_used": int(self.n_queries_used_)}}
+
+    def _restore(self, document):
+        self.coef_ = np.array(document["coef"], dtype=np.float64)
+        self.intercept_ = 0.0
+        training = document["training"]
+        self.features_ = np.array(training["features"], dtype=np.int64)
+        self.alphas_ = np.array(training["alphas"], dtype=np.float64)
+        self.n_rounds_ = int(training["n_rounds"])
+        self.n_queries_used_ = int(training["n_queries_used"])
+        self.history_ = None

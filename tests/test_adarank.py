@@ -1,0 +1,147 @@
+"""AdaRank (Xu & Li, SIGIR 2007): Theorem 1 checked round by round from an independent
+recomputation, the guards, eval_set, persistence, and OHSUMED Fold1 against a random ranker."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from svmmap import load_svmlight, metrics
+from svmmap.baselines import AdaRank, RankBoost, load_model
+from svmmap.errors import ModelFileError
+
+from conftest import data_file, random_collection
+
+
+def informative(X, y, qid):
+    """Keep the queries with a relevant and a non-relevant document (what AdaRank.MAP uses)."""
+    keep = np.zeros(len(y), dtype=bool)
+    for q in np.unique(qid):
+        rows = qid == q
+        keep |= rows & (y[rows].max() > 0) & (y[rows].min() <= 0)
+    return X[keep], y[keep], qid[keep]
+
+
+def graded(seed):
+    X, y, qid = random_collection(seed, n_queries=15, docs=(8, 20), n_features=8, rate=0.4)
+    rng = np.random.default_rng(seed)
+    y = y * rng.integers(1, 3, len(y))  # grades 0/1/2
+    return informative(X, y, qid)
+
+
+def per_query(measure, scores, y, qid):
+    kind, k = ("ap", None) if measure == "map" else ("ndcg", 10)
+    return metrics.per_query(kind, scores, y, qid, k=k, skip_empty=False).values
+
+
+@pytest.mark.parametrize("tol", [None, 0.0])
+@pytest.mark.parametrize("measure", ["map", "ndcg"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_theorem_1_and_monotone_training_measure(measure, seed, tol):
+    """tol=None is the plain Figure-1 algorithm (h_t is the weighted argmax, every round kept);
+    tol=0 rolls back rounds that do not raise the training measure."""
+    X, y, qid = graded(seed)
+    model = AdaRank(measure=measure, max_rounds=30, tol=tol).fit(X, y, qid)
+    assert len(model.features_) == 30 if tol is None else len(model.features_) >= 1
+    weak = np.column_stack([per_query(measure, X[:, j], y, qid) for j in range(X.shape[1])])
+    n = len(np.unique(qid))
+    e_prev = np.zeros(n)  # E(q, f_0) = 0, so P_1 is uniform
+    coef = np.zeros(X.shape[1])
+    product = 1.0
+    for t, (j, alpha) in enumerate(zip(model.features_, model.alphas_)):
+        weights = np.exp(-e_prev) / np.exp(-e_prev).sum()
+        e_h = per_query(measure, X[:, j], y, qid)
+        phi = weights @ e_h
+        assert alpha == pytest.approx(0.5 * np.log((1 + phi) / (1 - phi)), rel=1e-9)
+        if t > 0:
+            assert j != model.features_[t - 1], "same feature in consecutive rounds"
+        if tol is None:
+            allowed = weights @ weak
+            if t > 0:
+                allowed[model.features_[t - 1]] = -np.inf
+            assert phi == pytest.approx(allowed.max())
+        coef[j] += alpha
+        e_new = per_query(measure, X @ coef, y, qid)
+        delta_min = np.min(e_new - e_prev - alpha * e_h)
+        factor = np.exp(-delta_min) * np.sqrt(1 - phi * phi)
+        product *= factor
+        record = model.history_[t]
+        assert record["phi"] == pytest.approx(phi) and record["delta_min"] == pytest.approx(
+            delta_min)
+        assert e_new.mean() == pytest.approx(record["train"])
+        # Theorem 1: the training measure is at least 1 - prod_t e^{-delta_min} sqrt(1-phi^2)
+        assert e_new.mean() >= 1 - product - 1e-12
+        assert record["bound"] == pytest.approx(1 - product)
+        if factor < 1 or tol is not None:
+            # under the theorem's condition the bound improves; with rollback every kept
+            # round raises the measure
+            assert e_new.mean() >= e_prev.mean()
+        e_prev = e_new
+    np.testing.assert_allclose(model.coef_, coef)
+
+
+def test_stops_when_every_query_is_perfect_and_caps_alpha():
+    X, y, qid = graded(3)
+    X = np.column_stack([X, y + 0.0])  # the label itself: E = 1 on every query
+    model = AdaRank(measure="map").fit(X, y, qid)
+    assert list(model.features_) == [X.shape[1] - 1]
+    assert np.all(np.isfinite(model.coef_)) and model.alphas_[0] > 10
+    assert model.score(X, y, qid) == 1.0
+
+
+def test_no_useful_feature_is_an_error():
+    X, y, qid = graded(4)
+    with pytest.raises(ValueError, match="nothing to train on"):
+        AdaRank().fit(X, np.zeros_like(y), qid)
+
+
+def test_eval_set_picks_the_best_validation_round():
+    X, y, qid = graded(5)
+    Xv, yv, qv = graded(6)
+    model = AdaRank(max_rounds=20).fit(X, y, qid, eval_set=(Xv, yv, qv))
+    valid = [h["valid"] for h in model.history_]
+    assert model.n_rounds_ == 1 + int(np.argmax(valid))
+    T = model.n_rounds_
+    expected = np.bincount(model.features_[:T], model.alphas_[:T], minlength=X.shape[1])
+    np.testing.assert_allclose(model.coef_, expected)
+    assert model.score(Xv, yv, qv) == pytest.approx(max(valid))
+
+
+def test_params_and_validation():
+    model = AdaRank(measure="ndcg", k=5)
+    assert model.get_params() == {"measure": "ndcg", "k": 5, "max_rounds": 500, "tol": 0.0,
+                                  "verbose": 0}
+    assert model.set_params(k=3) is model and model.k == 3
+    with pytest.raises(ValueError, match="unknown parameter"):
+        model.set_params(C=1)
+    with pytest.raises(ValueError, match="measure"):
+        AdaRank(measure="auc").fit(*graded(0))
+    with pytest.raises(ValueError, match="not fitted"):
+        AdaRank().decision_function(np.zeros((2, 3)))
+
+
+def test_save_load_round_trip_and_kind(tmp_path):
+    X, y, qid = graded(7)
+    model = AdaRank(measure="ndcg", k=5, max_rounds=10).fit(X, y, qid)
+    path = tmp_path / "adarank.json"
+    model.save(path)
+    loaded = AdaRank.load(path)
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert type(load_model(path)) is AdaRank
+    with pytest.raises(ModelFileError, match="'adarank' model file, not a 'rankboost'"):
+        RankBoost.load(path)
+
+
+def test_ohsumed_fold1_beats_a_random_ranker():
+    base = data_file("OHSUMED", "Fold1")
+    train = load_svmlight(base / "train.txt")
+    X, y, qid = load_svmlight(base / "test.txt", n_features=train[0].shape[1])
+    rng = np.random.default_rng(0)
+    random_map = np.mean([metrics.mean_average_precision(rng.random(len(y)), y, qid)
+                          for _ in range(5)])
+    for measure in ("map", "ndcg"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = AdaRank(measure=measure, max_rounds=50).fit(*train)
+        assert model.score(X, y, qid) > random_map + 0.05, measure
