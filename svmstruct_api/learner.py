@@ -112,7 +112,8 @@ class CuttingPlaneLearner:
         Tolerance on constraint violation (on the scale of the loss).
     formulation : "n-slack" or "1-slack"
     max_iter, max_time : optional limits (iterations, seconds); reaching one stops training
-        with the best w seen so far and status "max_iter" / "max_time".
+        with the best w seen so far and status "max_iter" / "max_time" (the time limit is
+        checked between iterations, after at least one).
     log : optional callable taking one string, called once per iteration with a progress line.
     """
 
@@ -154,7 +155,8 @@ class CuttingPlaneLearner:
         iteration = 0
         try:
             while self.max_iter is None or iteration < self.max_iter:
-                if self.max_time is not None and time.perf_counter() - start > self.max_time:
+                if (self.max_time is not None and iteration > 0
+                        and time.perf_counter() - start > self.max_time):
                     status = "max_time"
                     break
                 iteration += 1
