@@ -58,6 +58,8 @@ setup(
         "console_scripts": [
             "svmmap_learn=svmmap.cli:learn_main",
             "svmmap_classify=svmmap.cli:classify_main",
+            "svmmap_baseline_learn=svmmap.baselines.cli:learn_main",
+            "svmmap_baseline_classify=svmmap.baselines.cli:classify_main",
         ]
     },
     zip_safe=False,

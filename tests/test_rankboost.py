@@ -133,3 +133,21 @@ def test_ohsumed_fold1_beats_a_random_ranker():
         warnings.simplefilter("ignore")
         model = RankBoost(n_rounds=100).fit(*train)
     assert model.score(X, y, qid) > random_map + 0.05
+
+
+@pytest.mark.parametrize("method", ["adarank-map", "adarank-ndcg", "rankboost", "prank"])
+def test_baseline_command_line_round_trip(tmp_path, capsys, method):
+    from svmmap import dump_svmlight
+    from svmmap.baselines.cli import classify_main, learn_main
+
+    X, y, qid = random_collection(6, n_queries=12)
+    train = tmp_path / "train.txt"
+    dump_svmlight(train, X, y, qid)
+    model_path, predictions = tmp_path / "model.json", tmp_path / "predictions.txt"
+    assert learn_main(["-l", method, "-t", "5", "-v", "0", str(train), str(model_path)]) == 0
+    assert classify_main([str(train), str(model_path), str(predictions)]) == 0
+    scores = np.array(predictions.read_text().split(), dtype=float)
+    np.testing.assert_allclose(scores, load_model(model_path).decision_function(X), rtol=1e-12)
+    assert "MAP:" in capsys.readouterr().out
+    assert learn_main(["-l", method, str(tmp_path / "missing.txt"), str(model_path)]) == 1
+    assert "svmmap_baseline_learn: error:" in capsys.readouterr().err
