@@ -4,6 +4,7 @@ cimports them).  All positions are local to the query: document k of a query is 
 ``lo + k`` of the collection."""
 
 from libc.stdlib cimport calloc, free, malloc
+from scipy.linalg.cython_blas cimport dgemv
 
 
 cdef extern from "_sort.h" nogil:
@@ -104,16 +105,18 @@ cdef inline double coefficients_from_interleaving(const ScoredDoc *rel, Py_ssize
 
 cdef inline void dense_scores(const double *X, Py_ssize_t n_features, Py_ssize_t lo,
                               Py_ssize_t size, const double *w, double *out) noexcept nogil:
-    """out[k] = X[lo + k] . w for a C-contiguous dense X."""
-    cdef Py_ssize_t k, f
-    cdef const double *row
-    cdef double total
-    for k in range(size):
-        row = X + (lo + k) * n_features
-        total = 0.0
-        for f in range(n_features):
-            total += row[f] * w[f]
-        out[k] = total
+    """out[k] = X[lo + k] . w for a C-contiguous dense X (BLAS dgemv on the query's rows,
+    which column-major BLAS sees as the n_features x size matrix A: out = A^T w)."""
+    cdef int m = <int> n_features, n = <int> size, one = 1
+    cdef double alpha = 1.0, beta = 0.0
+    if n == 0:
+        return
+    if m == 0:
+        for n in range(size):
+            out[n] = 0.0
+        return
+    dgemv("T", &m, &n, &alpha, <double *> X + lo * n_features, &m, <double *> w, &one,
+          &beta, out, &one)
 
 
 cdef inline void csr_scores(const double *data, const Py_ssize_t *indices, const Py_ssize_t *indptr,
@@ -131,16 +134,13 @@ cdef inline void csr_scores(const double *data, const Py_ssize_t *indices, const
 
 cdef inline void dense_accumulate(const double *X, Py_ssize_t n_features, Py_ssize_t lo,
                                   Py_ssize_t size, const double *coef, double *out) noexcept nogil:
-    """out += sum_k coef[k] X[lo + k]."""
-    cdef Py_ssize_t k, f
-    cdef const double *row
-    cdef double c
-    for k in range(size):
-        c = coef[k]
-        if c != 0.0:
-            row = X + (lo + k) * n_features
-            for f in range(n_features):
-                out[f] += c * row[f]
+    """out += sum_k coef[k] X[lo + k] (BLAS dgemv: out += A coef, A as in dense_scores)."""
+    cdef int m = <int> n_features, n = <int> size, one = 1
+    cdef double alpha = 1.0, beta = 1.0
+    if n == 0 or m == 0:
+        return
+    dgemv("N", &m, &n, &alpha, <double *> X + lo * n_features, &m, <double *> coef, &one,
+          &beta, out, &one)
 
 
 cdef inline void csr_accumulate(const double *data, const Py_ssize_t *indices, const Py_ssize_t *indptr,

@@ -5,11 +5,9 @@ import json
 import shutil
 import signal
 import subprocess
-import time
 
 import numpy as np
 import pytest
-from conftest import random_collection
 
 from svmmap import SVMMap, dump_svmlight, metrics
 from svmmap.collection import QueryCollection
@@ -17,6 +15,8 @@ from svmmap.plugins import MapPlugin
 from svmstruct_api import qp as qp_module
 from svmstruct_api.learner import CuttingPlaneLearner
 from svmstruct_api.qp import QPError, WorkingSet
+
+from conftest import random_collection
 
 
 def _cli(*args, **kwargs):

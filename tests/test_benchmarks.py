@@ -1,0 +1,30 @@
+"""The benchmark scripts run (at tiny sizes) and their outputs agree with each other; no
+timing is asserted."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import oracle_pass  # noqa: E402
+import synthetic  # noqa: E402
+
+
+def test_oracle_pass_benchmark_runs_and_both_oracles_agree(tmp_path, monkeypatch):
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    pass_rows, oracle_rows = oracle_pass.main(["--quick"])
+    assert {(r["layout"], r["threads"]) for r in pass_rows} == {
+        ("dense", 1), ("dense", 2), ("csr", 1), ("csr", 2)}
+    assert all(r["pass_ms"] > 0 and r["bound_ms"] > 0 for r in pass_rows)
+    assert all(r["identical"] for r in oracle_rows)
+    assert (tmp_path / "oracle_pass_quick.md").exists()
+
+
+def test_synthetic_collection_is_letor_shaped():
+    X, y, qid = synthetic.letor_like(5000, n_features=46, sizes=(20, 200), seed=1)
+    sizes = synthetic.np.bincount(qid)
+    assert X.shape == (len(y), 46) and len(qid) <= 5000
+    assert sizes.min() >= 20 and sizes.max() <= 200
+    assert 0.2 < y.mean() < 0.3
