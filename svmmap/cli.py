@@ -1,7 +1,12 @@
 """The command-line tools, with SVMstruct's conventions so that old scripts keep working:
 
-    svmmap_learn    [-c C] [-e epsilon] [-w 0|3] [-l map] [-v level] train_file model_file
+    svmmap_learn    [-c C] [-e epsilon] [-w 0|3] [-l map|roc|acc] [-v level]
+                    [--bin N] [--base-columns LIST] [--acc-variant 2|3|4] [--cost-ratio J]
+                    train_file model_file
     svmmap_classify [-v level] test_file model_file predictions_file
+
+``--bin`` / ``--base-columns`` train on the binned features of Yue et al. (2007), Section
+4.2 (svmmap.features); the model file keeps the thresholds, and svmmap_classify applies them.
 
 Every error a user can cause is printed as one line ``prog: error: file:line: reason`` with
 exit status 1 (``--debug`` shows the traceback instead); no output file is left half-written.
@@ -19,11 +24,17 @@ import numpy as np
 from svmstruct_api.qp import QPError
 
 from . import metrics
-from .errors import SVMMapError
+from .errors import InputFormatError, SVMMapError
 from .estimator import ORACLES, PLUGINS, SVMMap
+from .features import BinnedFeatureMap
 from .io import load_svmlight
 
 ALGORITHMS = {0: "n-slack", 3: "1-slack"}
+#: the paper's repairs of SVM-ACC: 2 weighs false negatives (cost ratio), 3 and 4 bin
+#: within-query percentiles / min-max normalised scores
+ACC_VARIANTS = (2, 3, 4)
+PER_QUERY = {3: "percentile", 4: "minmax"}
+DEFAULT_THRESHOLDS = 50
 
 
 def _positive_float(text):
@@ -46,6 +57,25 @@ def _positive_int(text):
     return value
 
 
+def _column_list(text):
+    """'1,3,5-9' -> 0-based columns [0, 2, 4, 5, 6, 7, 8] (the file's 1-based indices)."""
+    columns = []
+    for part in text.split(","):
+        first, sep, last = part.strip().partition("-")
+        try:
+            lo, hi = int(first), int(last if sep else first)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not a list of feature indices and ranges like 1,3,5-9: {text!r}") from None
+        if lo < 1 or hi < lo:
+            raise argparse.ArgumentTypeError(f"bad feature index or range {part.strip()!r} "
+                                             "(indices start at 1)")
+        columns.extend(range(lo - 1, hi))
+    if len(set(columns)) != len(columns):
+        raise argparse.ArgumentTypeError(f"a feature index is listed twice in {text!r}")
+    return columns
+
+
 def _learn_parser():
     parser = argparse.ArgumentParser(
         prog="svmmap_learn",
@@ -53,7 +83,8 @@ def _learn_parser():
                     "Mean Average Precision (Yue et al., SIGIR 2007).",
         epilog="The objective is 1/2|w|^2 + C/n sum xi_q, n = training queries that have a "
                "relevant and a non-relevant document (SVMstruct 3.x convention; the original "
-               "SVM-MAP release used C without the 1/n).")
+               "SVM-MAP release used C without the 1/n).  With -l acc it is the classification "
+               "SVM 1/2|w|^2 + C/n sum hinge_d, n = training documents.")
     parser.add_argument("train_file", help="SVMlight/LETOR file, or an index file listing data "
                                            "files one per line")
     parser.add_argument("model_file", help="where to write the model (JSON)")
@@ -64,7 +95,8 @@ def _learn_parser():
     parser.add_argument("-w", dest="algorithm", type=int, choices=sorted(ALGORITHMS), default=3,
                         help="0: n-slack (the paper's Algorithm 1), 3: 1-slack (default)")
     parser.add_argument("-l", dest="loss", choices=sorted(PLUGINS), default="map",
-                        help="loss to optimise (default map)")
+                        help="loss to optimise: map (1 - AP, default), roc (1 - ROC-area) or "
+                             "acc (classification error, SVM with bias)")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
                         help="0 quiet, 1 final report (default), 2 a line per iteration")
     parser.add_argument("--max-iter", type=_positive_int, default=None,
@@ -76,8 +108,39 @@ def _learn_parser():
     parser.add_argument("--oracle", choices=ORACLES, default="divide",
                         help="Algorithm 2 variant: exact divide and conquer (default) or the "
                              "plain scan")
+    parser.add_argument("--bin", dest="n_thresholds", type=_positive_int, default=None,
+                        metavar="N",
+                        help="replace each base feature f by the indicators 1[f > k] for N "
+                             "thresholds k (quantiles of its training values; Section 4.2)")
+    parser.add_argument("--base-columns", type=_column_list, default=None, metavar="LIST",
+                        help="feature indices to bin, e.g. 1,3,5-9 (default all); the others "
+                             "are dropped")
+    parser.add_argument("--acc-variant", type=int, choices=ACC_VARIANTS, default=None,
+                        help="with -l acc, the paper's repairs: 2 false negatives cost "
+                             "#non-relevant/#relevant times more (or --cost-ratio), 3 bin "
+                             "within-query percentiles, 4 bin per-query min-max normalised "
+                             f"scores (3 and 4 bin at {DEFAULT_THRESHOLDS} evenly spaced "
+                             "thresholds in [0, 1) unless --bin N)")
+    parser.add_argument("--cost-ratio", type=_positive_float, default=None, metavar="J",
+                        help="with -l acc, cost of a false negative relative to a false "
+                             "positive (SVM-light's -j; default 1, or #non-relevant/#relevant "
+                             "with --acc-variant 2)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
+
+
+def _learn_options(parser, args):
+    """(features, cost_ratio) for SVMMap from the binning and SVM-ACC options."""
+    if args.loss != "acc" and (args.acc_variant or args.cost_ratio):
+        parser.error("--acc-variant and --cost-ratio apply to -l acc only")
+    per_query = PER_QUERY.get(args.acc_variant)
+    n_thresholds = args.n_thresholds or (DEFAULT_THRESHOLDS if per_query else None)
+    if args.base_columns is not None and n_thresholds is None:
+        parser.error("--base-columns selects the features to bin: give --bin N too")
+    features = None if n_thresholds is None else BinnedFeatureMap(
+        n_thresholds, columns=args.base_columns, per_query=per_query)
+    cost_ratio = args.cost_ratio or ("balanced" if args.acc_variant == 2 else 1.0)
+    return features, cost_ratio
 
 
 def _classify_parser():
@@ -129,14 +192,21 @@ def _write_lines_atomically(path, lines):
 
 
 def learn_main(argv=None):
-    args = _learn_parser().parse_args(argv)
+    parser = _learn_parser()
+    args = parser.parse_args(argv)
+    features, cost_ratio = _learn_options(parser, args)
 
     def learn():
         X, y, qid = load_svmlight(args.train_file)
+        if args.base_columns and max(args.base_columns) >= X.shape[1]:
+            raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
+                                   f"does not exist (the data has {X.shape[1]} features)",
+                                   args.train_file)
         model = SVMMap(C=args.C, loss=args.loss, epsilon=args.epsilon,
                        algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                        max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
-                       verbose=1 if args.verbose >= 2 else 0)
+                       verbose=1 if args.verbose >= 2 else 0, features=features,
+                       cost_ratio=cost_ratio)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(X, y, qid)
@@ -146,6 +216,9 @@ def learn_main(argv=None):
         if args.verbose >= 1:
             print(f"Read {X.shape[0]} documents, {len(np.unique(qid))} queries, "
                   f"{X.shape[1]} features from {args.train_file}")
+            if model.features_ is not None:
+                print(f"Binned {len(model.features_.columns_)} base features into "
+                      f"{model.features_.n_output_features_} indicator features")
             print(result.report())
         if not result.converged:
             print(f"svmmap_learn: note: training stopped before convergence ({result.status}); "
@@ -161,8 +234,8 @@ def classify_main(argv=None):
 
     def classify():
         model = SVMMap.load(args.model_file)
-        X, y, qid = load_svmlight(args.test_file, n_features=len(model.coef_))
-        scores = model.decision_function(X)
+        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_)
+        scores = model.decision_function(X, qid)
         _write_lines_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention)

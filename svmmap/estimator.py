@@ -10,10 +10,12 @@ from svmstruct_api.learner import FORMULATIONS, CuttingPlaneLearner
 from . import metrics
 from .collection import QueryCollection, check_features
 from .errors import InputFormatError, ModelFileError
+from .features import BinnedFeatureMap
 from .model_file import read_model, write_model
-from .plugins import MapPlugin
+from .plugins import AccuracyPlugin, MapPlugin, RocPlugin
+from .plugins.accuracy import resolve_cost_ratio
 
-PLUGINS = {"map": MapPlugin}
+PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin}
 ORACLES = ("divide", "scan")
 
 
@@ -25,12 +27,15 @@ class SVMMap:
     where n counts the queries that carry constraints (at least one relevant and one
     non-relevant document) -- the SVMstruct 3.x / SVMrank convention.  The original SVM-MAP
     release (built on SVMstruct 2.50) used C without the 1/n: its ``-c C`` corresponds to
-    ``C * n`` here.
+    ``C * n`` here.  For ``loss="acc"`` the examples are documents instead: the objective is
+    the standard soft-margin SVM 1/2 |w|^2 + C/n sum_d c_d hinge_d with a free bias b and n
+    the number of training documents (svmmap.plugins.accuracy.AccuracyPlugin).
 
     Parameters
     ----------
     C : float, regularisation trade-off (see above).
-    loss : "map" (Delta = 1 - AP).
+    loss : "map" (Delta = 1 - AP), "roc" (Delta = 1 - ROC-area, the paper's SVM-ROC) or
+        "acc" (a classification SVM with bias, relevant = +1: the paper's SVM-ACC).
     epsilon : tolerance on constraint violation; training stops when no constraint is violated
         by more than epsilon, so the objective is within C * epsilon of the optimum.
     algorithm : "1-slack" (Joachims, Finley & Yu 2009) or "n-slack" (the paper's Algorithm 1).
@@ -38,17 +43,28 @@ class SVMMap:
     n_threads : threads for the per-query oracle loop.
     oracle : "divide" (exact divide and conquer, default) or "scan" (plain Algorithm 2).
     verbose : 0 silent, 1 a progress line per iteration and the final report.
+    features : None (use X as given) or a svmmap.features.BinnedFeatureMap: the binned
+        features of the paper's Section 4.2, fitted on the training data in ``fit`` and
+        applied by ``decision_function`` (and saved in the model file).
+    cost_ratio : loss="acc" only: J, the cost of a false negative relative to a false
+        positive (SVM-light's ``-j``; the paper's ACC2), or "balanced" for #non-relevant /
+        #relevant training documents.  Default 1.
 
     Attributes (after fit)
     ----------------------
     coef_ : ndarray (n_features,), the weight vector w.
-    intercept_ : float, 0.0 for the ranking losses.
+    intercept_ : float, 0.0 for the ranking losses, the bias b for loss="acc".
+    features_ : the fitted BinnedFeatureMap, or None.
     training_result_ : svmstruct_api.learner.TrainingResult (objectives, iterations, history).
     n_queries_used_, n_queries_without_relevant_, n_queries_all_relevant_ : int.
     """
 
+    #: the fitted feature map; set by fit and load (None: the model scores X as given)
+    features_ = None
+
     def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
-                 max_time=None, n_threads=1, oracle="divide", verbose=0):
+                 max_time=None, n_threads=1, oracle="divide", verbose=0, features=None,
+                 cost_ratio=1.0):
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -58,6 +74,8 @@ class SVMMap:
         self.n_threads = n_threads
         self.oracle = oracle
         self.verbose = verbose
+        self.features = features
+        self.cost_ratio = cost_ratio
 
     # -- scikit-learn style parameters -----------------------------------------------------
 
@@ -87,16 +105,28 @@ class SVMMap:
             raise ValueError(f"algorithm must be one of {FORMULATIONS}, got {self.algorithm!r}")
         if self.oracle not in ORACLES:
             raise ValueError(f"oracle must be one of {ORACLES}, got {self.oracle!r}")
+        if self.features is not None and not isinstance(self.features, BinnedFeatureMap):
+            raise ValueError(f"features must be None or a BinnedFeatureMap, "
+                             f"got {self.features!r}")
+        resolve_cost_ratio(self.cost_ratio, 1, 1)  # raises ValueError if malformed
+        if self.cost_ratio != 1.0 and self.loss != "acc":
+            raise ValueError(f"cost_ratio applies to loss='acc' only, got loss={self.loss!r}")
 
     # -- training and prediction -----------------------------------------------------------
 
     def fit(self, X, y, qid):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self."""
         self._check_params()
+        features = None
+        if self.features is not None:
+            features = BinnedFeatureMap(**self.features.get_params())
+            X = features.fit_transform(X, qid)
         collection = QueryCollection.from_arrays(X, y, qid)
         trainable, n_without_relevant, n_all_relevant = collection.trainable()
         skipped = n_without_relevant + n_all_relevant
-        if trainable.n_queries == 0:
+        if self.loss == "acc":  # a classifier learns from every document, whatever its query
+            trainable, skipped = collection, 0
+        elif trainable.n_queries == 0:
             raise InputFormatError(
                 f"none of the {collection.n_queries} queries has both a relevant (label > 0) "
                 "and a non-relevant document: there is nothing to train on")
@@ -105,33 +135,52 @@ class SVMMap:
                 f"{skipped} of {collection.n_queries} queries carry no constraint and are "
                 f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
                 "with only relevant documents)", stacklevel=2)
-        plugin = PLUGINS[self.loss](trainable, n_threads=self.n_threads, oracle=self.oracle)
+        plugin = self._plugin(trainable)
         learner = CuttingPlaneLearner(
             C=self.C, epsilon=self.epsilon, formulation=self.algorithm, max_iter=self.max_iter,
             max_time=self.max_time, log=print if self.verbose else None)
         result = learner.fit(plugin)
         if self.verbose:
             print(result.report())
-        self.coef_ = result.w
-        self.intercept_ = 0.0
-        self.n_features_in_ = collection.n_features
+        self.coef_, self.intercept_ = plugin.scoring_function(result.w)
+        self.features_ = features
+        self.n_features_in_ = (collection.n_features if features is None
+                               else features.n_input_features_)
         self.training_result_ = result
         self.n_queries_used_ = trainable.n_queries
         self.n_queries_without_relevant_ = n_without_relevant
         self.n_queries_all_relevant_ = n_all_relevant
         return self
 
+    def _plugin(self, collection):
+        """The structured model of ``self.loss`` over the training collection."""
+        if self.loss == "acc":
+            return AccuracyPlugin(collection, cost_ratio=self.cost_ratio)
+        if self.loss == "roc":
+            return RocPlugin(collection, n_threads=self.n_threads)
+        return MapPlugin(collection, n_threads=self.n_threads, oracle=self.oracle)
+
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
             raise ValueError("this SVMMap is not fitted yet: call fit or SVMMap.load first")
 
-    def decision_function(self, X):
-        """Scores w.x + b, one per row of X (rank a query's documents by them, descending)."""
+    def decision_function(self, X, qid=None):
+        """Scores w.phi(x) + b, one per row of X (rank a query's documents by them,
+        descending); phi is the fitted feature map, if any.  ``qid`` is needed only by a
+        feature map that works within queries (``per_query``)."""
         self._check_fitted()
         X = check_features(X)
-        if X.shape[1] != len(self.coef_):
+        n_inputs = len(self.coef_) if self.features_ is None else \
+            self.features_.n_input_features_
+        if X.shape[1] != n_inputs:
             raise InputFormatError(
-                f"X has {X.shape[1]} features but the model was trained with {len(self.coef_)}")
+                f"X has {X.shape[1]} features but the model was trained with {n_inputs}")
+        if self.features_ is not None:
+            if self.features_.needs_qid and qid is None:
+                raise InputFormatError(
+                    f"the model's feature map (per_query={self.features_.per_query!r}) works "
+                    "within queries: pass qid to decision_function")
+            X = self.features_.transform(X, qid)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
     predict = decision_function
@@ -139,7 +188,7 @@ class SVMMap:
     def score(self, X, y, qid, convention="letor"):
         """MAP of the ranking by decision_function (svmmap.metrics, LETOR convention unless
         ``convention="trec_eval"``)."""
-        return metrics.mean_average_precision(self.decision_function(X), y, qid,
+        return metrics.mean_average_precision(self.decision_function(X, qid), y, qid,
                                               convention=convention)
 
     # -- persistence -------------------------------------------------------------------------
@@ -157,23 +206,41 @@ class SVMMap:
             "n_queries_without_relevant": self.n_queries_without_relevant_,
             "n_queries_all_relevant": self.n_queries_all_relevant_,
         }
-        write_model(path, {
-            "params": self.get_params(), "n_features": len(self.coef_),
-            "coef": [float(v) for v in self.coef_], "intercept": float(self.intercept_),
-            "training": training})
+        params = self.get_params()
+        if self.features is not None:
+            params["features"] = self.features.get_params()
+        content = {"params": params, "n_features": len(self.coef_),
+                   "coef": [float(v) for v in self.coef_], "intercept": float(self.intercept_),
+                   "training": training}
+        if self.features_ is not None:
+            content["feature_map"] = self.features_.to_dict()
+        write_model(path, content)
 
     @classmethod
     def load(cls, path):
         """Read a model written by ``save``."""
         document = read_model(path)
         try:
-            model = cls(**document["params"])
+            params = dict(document["params"])
+            if isinstance(params.get("features"), dict):
+                params["features"] = BinnedFeatureMap(**params["features"])
+            model = cls(**params)
             model._check_params()
         except (TypeError, ValueError) as exc:
             raise ModelFileError(f"damaged model file: bad params ({exc})", path) from None
         model.coef_ = np.array(document["coef"], dtype=np.float64)
         model.intercept_ = float(document["intercept"])
+        model.features_ = None
         model.n_features_in_ = len(model.coef_)
+        if "feature_map" in document:
+            try:
+                model.features_ = BinnedFeatureMap.from_dict(document["feature_map"])
+            except ValueError as exc:
+                raise ModelFileError(f"damaged model file: {exc}", path) from None
+            if model.features_.n_output_features_ != len(model.coef_):
+                raise ModelFileError("damaged model file: the feature map does not match coef",
+                                     path)
+            model.n_features_in_ = model.features_.n_input_features_
         model.training_result_ = None
         model.training_info_ = document.get("training")
         training = model.training_info_ or {}

@@ -1,5 +1,7 @@
 """The structured-output plugins of svmmap: one per loss the learners can optimise."""
 
+from .accuracy import AccuracyPlugin
 from .map import MapPlugin
+from .roc import RocPlugin
 
-__all__ = ["MapPlugin"]
+__all__ = ["AccuracyPlugin", "MapPlugin", "RocPlugin"]

@@ -41,6 +41,11 @@ class RankingPlugin(StructuredModel):
     def ranking_loss(self, scores, relevant, ptr):
         """Delta(y*, y) (n,) of the rankings by ``scores`` (ties broken by position)."""
 
+    @staticmethod
+    def scoring_function(w):
+        """(coef, intercept) of the learned ranking function: w itself, no intercept."""
+        return w, 0.0
+
     # -- batch hook used by the learners ---------------------------------------------------
 
     def most_violated_constraints(self, w):

@@ -1,0 +1,225 @@
+# cython: language_level=3
+"""Per-query kernels of SVM-ROC over a whole collection, in one call each.
+
+The structural form of the ROC-area SVM (Joachims, ICML 2005) on the joint feature map of
+Yue et al. (2007): for a query with relevant set P and non-relevant set N,
+
+    psi(x, y) = 1/(|P||N|) sum_{i in P, j in N} y_ij (phi_i - phi_j)
+    Delta_ROC(y*, y) = 1 - ROC-area(y) = #{(i, j) : y_ij = -1} / (|P||N|)
+
+(y_ij = +1 when relevant i is ranked above non-relevant j).  Inputs follow _map_kernels:
+documents in grouped order (query g is rows ``ptr[g]:ptr[g + 1]``), one score and one
+relevance flag (``relevant[d] != 0``) per document; the loop over queries runs without the
+GIL, in parallel when the extension was built with OpenMP.
+
+The separation oracle decouples over pairs.  With s_i = w.phi_i and s_j = w.phi_j,
+
+    Delta_ROC(y) + w.psi(y) = 1/(|P||N|) sum_{i, j} g_ij(y_ij),
+    g_ij(+1) = s_i - s_j,    g_ij(-1) = 1 - (s_i - s_j),
+
+so the most violated y has y_ij = -1 exactly when 1 - (s_i - s_j) > s_i - s_j, i.e. when
+s_i - s_j < 1/2.  At s_i - s_j = 1/2 both values are 1/2 and either choice is optimal: we
+take y_ij = +1 (the relevant document stays above).  This pairwise choice is a ranking:
+it is the order by the shifted scores s_i - 1/4 (relevant) and s_j + 1/4 (non-relevant),
+descending, a relevant document placed above a non-relevant one of equal shifted score;
+relevant documents keep their order by score among themselves, and so do the non-relevant
+ones (ties: position).  Its psi coefficients (psi = X^T c) are
+
+    c_i = (|N| - 2 a_i) / (|P||N|),   a_i = #{j in N : s_i - s_j < 1/2}    (i in P)
+    c_j = (|P| - 2 b_j) / (|P||N|),   b_j = #{i in P : s_i - s_j >= 1/2}   (j in N)
+
+and its loss is sum_i a_i / (|P||N|).  With both lists sorted by score, a_i is the length of
+a prefix of the non-relevant list that grows with i, and b_j = #{i : a_i <= j - 1} (j
+counted from 1) likewise, so one sort and one counting sweep give everything in
+O(m log m) per query, without enumerating the |P||N| pairs.
+"""
+
+import numpy as np
+
+cimport cython
+from cython.parallel cimport prange
+from libc.stdlib cimport free, malloc, qsort
+
+
+cdef struct ScoredDoc:
+    double score
+    Py_ssize_t index
+
+
+cdef int _by_score_descending(const void *a, const void *b) noexcept nogil:
+    """qsort order: score descending, then position ascending (a total, deterministic order)."""
+    cdef const ScoredDoc *x = <const ScoredDoc *> a
+    cdef const ScoredDoc *y = <const ScoredDoc *> b
+    if x.score > y.score:
+        return -1
+    if x.score < y.score:
+        return 1
+    if x.index < y.index:
+        return -1
+    if x.index > y.index:
+        return 1
+    return 0
+
+
+cdef Py_ssize_t _split_sorted(const double *scores, const unsigned char *relevant,
+                              Py_ssize_t lo, Py_ssize_t hi, ScoredDoc *docs) noexcept nogil:
+    """Put the query's relevant documents at the front of ``docs`` and the non-relevant ones
+    after them, each group sorted by score descending (ties: position); return |P|."""
+    cdef Py_ssize_t d, i = 0, n_rel = 0, n_non = 0
+    for d in range(lo, hi):
+        if relevant[d]:
+            n_rel += 1
+    for d in range(lo, hi):
+        if relevant[d]:
+            docs[i].score = scores[d]
+            docs[i].index = d
+            i += 1
+        else:
+            docs[n_rel + n_non].score = scores[d]
+            docs[n_rel + n_non].index = d
+            n_non += 1
+    qsort(docs, n_rel, sizeof(ScoredDoc), _by_score_descending)
+    qsort(docs + n_rel, n_non, sizeof(ScoredDoc), _by_score_descending)
+    return n_rel
+
+
+cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
+                                const ScoredDoc *non, Py_ssize_t n_non,
+                                const Py_ssize_t *non_above, double *coef) noexcept nogil:
+    """Write the psi coefficients of the ranking in which the i-th relevant document (in score
+    order) has ``non_above[i]`` non-relevant documents above it (non-decreasing in i); return
+    its number of swapped pairs sum_i a_i."""
+    cdef double pn = <double> n_rel * <double> n_non
+    cdef double swapped = 0.0
+    cdef Py_ssize_t i, j, k = 0
+    for i in range(n_rel):
+        coef[rel[i].index] = (n_non - 2.0 * non_above[i]) / pn
+        swapped += non_above[i]
+    for j in range(n_non):
+        # b_j: relevant documents whose prefix of non-relevant ones above them ends before j
+        while k < n_rel and non_above[k] <= j:
+            k += 1
+        coef[non[j].index] = (n_rel - 2.0 * k) / pn
+    return swapped
+
+
+cdef int _check_inputs(double[::1] scores, unsigned char[::1] relevant,
+                       Py_ssize_t[::1] ptr) except -1:
+    if scores.shape[0] != relevant.shape[0]:
+        raise ValueError("scores and relevant differ in length")
+    if ptr.shape[0] < 1 or ptr[0] != 0 or ptr[ptr.shape[0] - 1] != scores.shape[0]:
+        raise ValueError("ptr must run from 0 to the number of documents")
+    cdef Py_ssize_t q
+    for q in range(ptr.shape[0] - 1):
+        if ptr[q + 1] < ptr[q]:
+            raise ValueError("ptr must be non-decreasing")
+    return 0
+
+
+def _as_arrays(scores, relevant, ptr):
+    return (np.ascontiguousarray(scores, dtype=np.float64),
+            np.ascontiguousarray(relevant, dtype=np.uint8),
+            np.ascontiguousarray(ptr, dtype=np.intp))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def most_violated_roc(scores, relevant, ptr, int n_threads=1):
+    """The ranking y_hat = argmax_y Delta_ROC(y) + w.psi(y) of every query (module docstring).
+
+    Parameters
+    ----------
+    scores : float64 array (m,), w.phi(x, d) of each document in grouped order
+    relevant : array (m,), non-zero for relevant documents
+    ptr : int array (n + 1,), query offsets
+    n_threads : threads to split the queries over (1 without OpenMP)
+
+    Returns
+    -------
+    coef : float64 (m,), psi coefficients of y_hat (psi(x, y_hat) = X_q^T coef_q)
+    loss : float64 (n,), Delta_ROC(y*, y_hat), the fraction of swapped pairs
+    Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
+    """
+    s_arr, r_arr, p_arr = _as_arrays(scores, relevant, ptr)
+    cdef double[::1] s = s_arr
+    cdef unsigned char[::1] r = r_arr
+    cdef Py_ssize_t[::1] p = p_arr
+    _check_inputs(s, r, p)
+    cdef Py_ssize_t n_queries = p.shape[0] - 1
+    coef_arr = np.zeros(s.shape[0], dtype=np.float64)
+    loss_arr = np.zeros(n_queries, dtype=np.float64)
+    cdef double[::1] coef = coef_arr
+    cdef double[::1] loss = loss_arr
+    cdef double *coef_ptr = &coef[0] if s.shape[0] > 0 else NULL
+    cdef Py_ssize_t q, lo, hi, size, n_rel, n_non, i, j
+    cdef ScoredDoc *docs
+    cdef Py_ssize_t *non_above
+    for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
+        lo = p[q]
+        hi = p[q + 1]
+        size = hi - lo
+        if size < 2:
+            continue
+        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
+        n_rel = _split_sorted(&s[0], &r[0], lo, hi, docs)
+        n_non = size - n_rel
+        if n_rel > 0 and n_non > 0:
+            non_above = <Py_ssize_t *> malloc(n_rel * sizeof(Py_ssize_t))
+            # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
+            j = 0
+            for i in range(n_rel):
+                while j < n_non and docs[i].score - docs[n_rel + j].score < 0.5:
+                    j = j + 1
+                non_above[i] = j
+            loss[q] = _write_coefficients(docs, n_rel, docs + n_rel, n_non, non_above,
+                                          coef_ptr) / (<double> n_rel * <double> n_non)
+            free(non_above)
+        free(docs)
+    return coef_arr, loss_arr
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
+    """Delta_ROC = 1 - ROC-area of the ranking by ``scores`` of every query.
+
+    The ranking is by score descending with ties broken by position (the earlier document
+    first) -- the same total order that ``_map_kernels.ranking_coefficients`` gives psi of,
+    so loss and psi describe the same ranking.  (svmmap.metrics.roc_area instead counts a
+    tied pair as 1/2; the two agree when scores are distinct.)  A pair (i, j) is swapped when
+    non-relevant j is ranked above relevant i.  Queries without a relevant or without a
+    non-relevant document get loss 0.
+    """
+    s_arr, r_arr, p_arr = _as_arrays(scores, relevant, ptr)
+    cdef double[::1] s = s_arr
+    cdef unsigned char[::1] r = r_arr
+    cdef Py_ssize_t[::1] p = p_arr
+    _check_inputs(s, r, p)
+    cdef Py_ssize_t n_queries = p.shape[0] - 1
+    loss_arr = np.zeros(n_queries, dtype=np.float64)
+    cdef double[::1] loss = loss_arr
+    cdef Py_ssize_t q, lo, hi, size, n_rel, n_non, i, j
+    cdef double swapped
+    cdef ScoredDoc *docs
+    cdef ScoredDoc *non
+    for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
+        lo = p[q]
+        hi = p[q + 1]
+        size = hi - lo
+        if size < 2:
+            continue
+        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
+        n_rel = _split_sorted(&s[0], &r[0], lo, hi, docs)
+        n_non = size - n_rel
+        if n_rel > 0 and n_non > 0:
+            non = docs + n_rel
+            swapped = 0.0
+            j = 0
+            for i in range(n_rel):
+                while j < n_non and (non[j].score > docs[i].score or (
+                        non[j].score == docs[i].score and non[j].index < docs[i].index)):
+                    j = j + 1
+                swapped = swapped + j
+            loss[q] = swapped / (<double> n_rel * <double> n_non)
+        free(docs)
+    return loss_arr

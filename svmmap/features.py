@@ -1,0 +1,231 @@
+"""The binned retrieval-function features of Yue et al. (2007), Section 4.2.
+
+Each input column f is taken as the score f(d|x) of a base retrieval function, and the map
+replaces it by indicator features over a set of thresholds K_f,
+
+    phi_f(x, d) = [ 1[f(d|x) > k]  for k in K_f ],       K_f increasing,
+
+so a linear function of phi is a sum of non-decreasing step functions of the base scores.
+Optionally (``per_query``) each score is first made relative to its query (the paper's
+ACC3 / ACC4 repairs):
+
+* ``"percentile"``: p = (r - 1) / (m_q - 1), r the average (tie-sharing) ascending rank of
+  the score among the m_q documents of its query; 0 for a one-document query;
+* ``"minmax"``: (f - min_q) / (max_q - min_q) over the query, 0 when all its scores are equal.
+
+Thresholds are fitted on training data and applied unchanged to any other data: by default
+the quantiles at levels 0, 1/n, ..., (n-1)/n of the column's training scores (observed
+values, duplicates removed, and none at or above the largest score, which would give a
+feature that is 0 on every training document), so that they are dense where the scores are;
+after a per-query transform, the n evenly spaced values 0, 1/n, ..., (n-1)/n of [0, 1).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .collection import check_features
+from .errors import InputFormatError
+from .queries import QueryGroups
+
+PER_QUERY = (None, "percentile", "minmax")
+
+
+class BinnedFeatureMap:
+    """phi(x, d) = [1[f(d|x) > k] for k in K_f] for every base function f (module docstring).
+
+    Parameters
+    ----------
+    n_thresholds : int >= 1, thresholds per base function (at most; duplicates are removed).
+    columns : sequence of 0-based column indices of X that are base functions (feature
+        index i of an SVMlight file is column i - 1), or None for all columns.
+    per_query : None, "percentile" or "minmax": make each score relative to its query
+        first (module docstring); ``transform`` then needs the query ids.
+
+    Attributes (after fit)
+    ----------------------
+    columns_ : ndarray of the base columns used, in output order.
+    thresholds_ : list of increasing float arrays, K_f of each base column.
+    n_input_features_ : number of columns of X at fit time.
+    n_output_features_ : total number of indicator features.
+    """
+
+    def __init__(self, n_thresholds=50, columns=None, per_query=None):
+        self.n_thresholds = n_thresholds
+        self.columns = columns
+        self.per_query = per_query
+
+    def get_params(self):
+        """The constructor parameters (JSON-ready)."""
+        columns = None if self.columns is None else [int(c) for c in self.columns]
+        return {"n_thresholds": self.n_thresholds, "columns": columns,
+                "per_query": self.per_query}
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"BinnedFeatureMap({args})"
+
+    @property
+    def needs_qid(self):
+        """True when the map works within queries (``per_query`` is set)."""
+        return self.per_query is not None
+
+    # -- fitting and applying ----------------------------------------------------------------
+
+    def fit(self, X, qid=None):
+        """Choose the thresholds on training data; return self."""
+        self._check_params()
+        X = check_features(X)
+        columns = np.arange(X.shape[1]) if self.columns is None else _check_columns(
+            self.columns, X.shape[1])
+        scores = self._base_scores(X, qid, columns)
+        n = self.n_thresholds
+        if self.per_query is None:
+            levels = np.arange(n) / n
+            thresholds = []
+            for values in scores.T:
+                candidates = np.unique(np.quantile(values, levels, method="inverted_cdf"))
+                thresholds.append(candidates[candidates < values.max()])
+        else:
+            thresholds = [np.arange(n) / n for _ in columns]
+        self.columns_ = columns
+        self.thresholds_ = thresholds
+        self.n_input_features_ = X.shape[1]
+        self.n_output_features_ = int(sum(len(k) for k in thresholds))
+        return self
+
+    def transform(self, X, qid=None):
+        """The indicator features of X (scipy CSR, float64, one row per row of X)."""
+        self._check_fitted()
+        X = check_features(X)
+        if X.shape[1] != self.n_input_features_:
+            raise InputFormatError(f"X has {X.shape[1]} features but the feature map was "
+                                   f"fitted on {self.n_input_features_}")
+        scores = self._base_scores(X, qid, self.columns_)
+        counts = np.empty(scores.shape, dtype=np.int64)  # thresholds below each score
+        for c, (thresholds, values) in enumerate(zip(self.thresholds_, scores.T)):
+            counts[:, c] = np.searchsorted(thresholds, values, side="left")
+        return _runs_to_csr(counts, [len(k) for k in self.thresholds_], self.n_output_features_)
+
+    def fit_transform(self, X, qid=None):
+        return self.fit(X, qid).transform(X, qid)
+
+    def _base_scores(self, X, qid, columns):
+        """Dense (m, len(columns)) base-function scores, transformed within queries."""
+        scores = X[:, columns]
+        scores = scores.toarray() if sp.issparse(scores) else np.array(scores)
+        if self.per_query is None:
+            return scores
+        if qid is None:
+            raise InputFormatError(f"per_query={self.per_query!r} works within queries: "
+                                   "qid is required")
+        groups = QueryGroups.from_qid(qid)
+        if len(groups.order) != X.shape[0]:
+            raise InputFormatError(f"X has {X.shape[0]} rows but qid has {len(groups.order)}")
+        within = _percentiles if self.per_query == "percentile" else _min_max
+        grouped = within(scores[groups.order], groups.ptr)
+        scores[groups.order] = grouped
+        return scores
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def to_dict(self):
+        """Parameters and fitted thresholds as a JSON-ready dict (see ``from_dict``)."""
+        self._check_fitted()
+        return {**self.get_params(), "n_input_features": int(self.n_input_features_),
+                "base_columns": [int(c) for c in self.columns_],
+                "thresholds": [[float(v) for v in k] for k in self.thresholds_]}
+
+    @classmethod
+    def from_dict(cls, document):
+        """The fitted map written by ``to_dict``; ValueError if the dict is malformed."""
+        try:
+            fitted = cls(document["n_thresholds"], document["columns"], document["per_query"])
+            fitted._check_params()
+            n_input = document["n_input_features"]
+            columns = _check_columns(document["base_columns"], n_input)
+            thresholds = [np.array(k, dtype=np.float64) for k in document["thresholds"]]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed feature map ({exc!r})") from None
+        except InputFormatError as exc:
+            raise ValueError(f"malformed feature map ({exc})") from None
+        if len(thresholds) != len(columns) or not all(
+                k.ndim == 1 and np.all(np.isfinite(k)) and np.all(np.diff(k) > 0)
+                for k in thresholds):
+            raise ValueError("malformed feature map: thresholds must be one increasing list "
+                             "of finite numbers per base column")
+        fitted.columns_ = columns
+        fitted.thresholds_ = thresholds
+        fitted.n_input_features_ = int(n_input)
+        fitted.n_output_features_ = int(sum(len(k) for k in thresholds))
+        return fitted
+
+    # -- validation ----------------------------------------------------------------------------
+
+    def _check_params(self):
+        n = self.n_thresholds
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n_thresholds must be a positive integer, got {n!r}")
+        if self.per_query not in PER_QUERY:
+            raise ValueError(f"per_query must be one of {PER_QUERY}, got {self.per_query!r}")
+
+    def _check_fitted(self):
+        if not hasattr(self, "thresholds_"):
+            raise ValueError("this BinnedFeatureMap is not fitted yet: call fit first")
+
+
+def _check_columns(columns, n_features):
+    try:
+        columns = np.asarray(columns)
+    except (TypeError, ValueError):
+        raise InputFormatError(f"columns must be integers, got {columns!r}") from None
+    if columns.ndim != 1 or (len(columns) and columns.dtype.kind not in "iu"):
+        raise InputFormatError(f"columns must be a list of integers, got {columns.tolist()!r}")
+    columns = columns.astype(np.int64)
+    bad = columns[(columns < 0) | (columns >= n_features)]
+    if len(bad):
+        raise InputFormatError(f"column {int(bad[0])} does not exist: X has {n_features} "
+                               "columns (0-based)")
+    if len(np.unique(columns)) != len(columns):
+        raise InputFormatError("columns lists a column more than once")
+    return columns
+
+
+def _percentiles(scores, ptr):
+    """(r - 1) / (m_q - 1) per column, r the average ascending rank within the query."""
+    sizes = np.diff(ptr)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    start = np.repeat(ptr[:-1], sizes)
+    denominator = np.maximum(np.repeat(sizes, sizes) - 1, 1)
+    out = np.empty_like(scores)
+    for c, values in enumerate(scores.T):
+        order = np.lexsort((values, group))
+        ranked = values[order]
+        new_run = np.ones(len(order), dtype=bool)
+        new_run[1:] = (ranked[1:] != ranked[:-1]) | (group[order][1:] != group[order][:-1])
+        run = np.cumsum(new_run) - 1
+        first = np.flatnonzero(new_run)
+        last = np.append(first[1:], len(order)) - 1
+        average = (first + last)[run] / 2.0 - start  # 0-based average rank within the query
+        out[order, c] = average / denominator
+    return out
+
+
+def _min_max(scores, ptr):
+    """(f - min_q) / (max_q - min_q) per column, 0 where the query's scores are all equal."""
+    sizes = np.diff(ptr)
+    low = np.repeat(np.minimum.reduceat(scores, ptr[:-1], axis=0), sizes, axis=0)
+    span = np.repeat(np.maximum.reduceat(scores, ptr[:-1], axis=0), sizes, axis=0) - low
+    return np.divide(scores - low, span, out=np.zeros_like(scores), where=span > 0)
+
+
+def _runs_to_csr(counts, widths, n_columns):
+    """CSR matrix whose row d has ones at offset_c + [0, counts[d, c]) for every base c."""
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    lengths = counts.ravel().astype(np.int64)
+    starts = np.broadcast_to(offsets, counts.shape).ravel()
+    total = int(lengths.sum())
+    run_begin = np.cumsum(lengths) - lengths  # where each run starts in the output
+    indices = np.repeat(starts - run_begin, lengths) + np.arange(total)
+    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts.sum(axis=1), out=indptr[1:])
+    return sp.csr_matrix((np.ones(total), indices, indptr), shape=(counts.shape[0], n_columns))
