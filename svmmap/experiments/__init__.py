@@ -1,0 +1,21 @@
+"""The paper's experimental pipeline as commands (Yue et al., SIGIR 2007, Section 5).
+
+Modules, one job each:
+
+``registry``   the methods an experiment can run: name -> factory(hyper-parameter) -> estimator
+               (``fit(X, y, qid)`` / ``decision_function(X)``) and its hyper-parameter grid.
+               SVM-MAP always; SVM-ROC / SVM-ACC (+ variants) and the ``svmmap.baselines``
+               rankers whenever they are importable; the best single feature.
+``datasets``   LETOR fold discovery and loading, query subsets.
+``selection``  train a method over its grid, pick the hyper-parameter by validation MAP.
+``stats``      W/L counts and the two-tailed Wilcoxon signed-rank test over per-query values.
+``tables``     Markdown and CSV output.
+``letor``      the LETOR 5-fold protocol (``python -m svmmap.experiments.letor``).
+``trials``     the paper's protocol: T trials of 10 train / 5 validation / 35 test queries,
+               balanced design, Tables 6-11 layout (``python -m svmmap.experiments.trials``).
+``trec``       build a data set from TREC run files and qrels; write predictions as a run.
+``plots``      per-query AP scatter and 11-point interpolated precision-recall curves.
+
+Every number is computed by :mod:`svmmap.metrics` under the LETOR convention (queries without
+a relevant document have AP 0 and stay in the mean), unless a table says otherwise.
+"""

@@ -1,0 +1,141 @@
+"""Figures of the experiments (matplotlib, the optional ``plot`` extra, imported lazily).
+
+* :func:`ap_scatter`: per-query AP of SVM-MAP (y axis) against a baseline (x axis), with the
+  diagonal; points above it are queries SVM-MAP wins.
+* :func:`pr_curves`: mean 11-point interpolated precision-recall curve of every method.
+
+    python -m svmmap.experiments.plots --results DIR [--baseline svm-roc]
+
+reads ``letor.json`` or ``trials.json`` from DIR (written by :mod:`.letor` / :mod:`.trials`)
+and writes ``ap_scatter_<baseline>.png`` and ``precision_recall.png`` there.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SVMMapError
+from ..queries import QueryGroups
+
+RECALL_LEVELS = np.linspace(0.0, 1.0, 11)
+
+
+def interpolated_precision(scores, labels, qid):
+    """Mean 11-point interpolated precision over the queries with a relevant document.
+
+    Per query, ranked by score descending (ties in input order, the LETOR convention), the
+    interpolated precision at recall level r is ``max{precision@k : recall@k >= r}`` (0 if
+    no rank reaches r), for r = 0, 0.1, ..., 1 (trec_eval's ``iprec_at_recall``); relevant
+    means label > 0.  Returns an array of 11 values (NaN if no query has a relevant document).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    groups = QueryGroups.from_qid(np.asarray(qid))
+    curves = []
+    for a, b in zip(groups.ptr[:-1], groups.ptr[1:]):
+        rows = groups.order[a:b]
+        ranked = labels[rows[np.argsort(-scores[rows], kind="stable")]] > 0
+        n_rel = ranked.sum()
+        if n_rel == 0:
+            continue
+        hits = np.cumsum(ranked)
+        precision = hits / np.arange(1, len(ranked) + 1)
+        recall = hits / n_rel
+        # best precision at or after each rank, then at the first rank reaching each level
+        best_after = np.maximum.accumulate(precision[::-1])[::-1]
+        first = np.searchsorted(recall, RECALL_LEVELS - 1e-12)
+        curves.append(np.where(first < len(ranked),
+                               best_after[np.minimum(first, len(ranked) - 1)], 0.0))
+    return np.mean(curves, axis=0) if curves else np.full(len(RECALL_LEVELS), np.nan)
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise SVMMapError("plots need matplotlib: pip install 'svmmap[plot]' "
+                          "(or pip install matplotlib)") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def ap_scatter(path, ap_map, ap_other, label_other, title=""):
+    """Scatter of per-query AP, SVM-MAP (y) against ``label_other`` (x); saves a PNG."""
+    plt = _pyplot()
+    ap_map, ap_other = np.asarray(ap_map), np.asarray(ap_other)
+    fig, ax = plt.subplots(figsize=(5, 5), dpi=120)
+    ax.plot([0, 1], [0, 1], color="0.6", linewidth=1, zorder=1)
+    ax.scatter(ap_other, ap_map, s=14, alpha=0.7, edgecolors="none", zorder=2)
+    wins, losses = int((ap_map > ap_other).sum()), int((ap_map < ap_other).sum())
+    ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", xlabel=f"{label_other} AP",
+           ylabel="SVM-MAP AP",
+           title=f"{title}\nper-query AP: SVM-MAP above diagonal {wins}, below {losses}")
+    ax.grid(True, color="0.92")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def pr_curves(path, curves, title=""):
+    """Mean interpolated precision at recall 0, 0.1, ..., 1 of each method
+    (``{label: 11 values}``); saves a PNG."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4.5), dpi=120)
+    for label, values in curves.items():
+        ax.plot(RECALL_LEVELS, values, marker="o", markersize=3, label=label)
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="recall", ylabel="interpolated precision",
+           title=title or "11-point interpolated precision-recall")
+    ax.grid(True, color="0.92")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_results(folder, baselines=None):
+    """Draw the figures of a letor/trials result folder; returns the written paths."""
+    folder = Path(folder)
+    found = [folder / name for name in ("letor.json", "trials.json") if (folder / name).exists()]
+    if not found:
+        raise SVMMapError(f"{folder}: no letor.json or trials.json")
+    results = json.loads(found[0].read_text())
+    methods = results["methods"]
+    if "svm-map" not in methods:
+        raise SVMMapError(f"{found[0]}: no svm-map results to compare against")
+    title = Path(results["data"]).name
+    written = []
+    ref = methods["svm-map"]["per_query"]
+    for name in baselines or [n for n in methods if n != "svm-map"]:
+        if name not in methods:
+            raise SVMMapError(f"{found[0]}: no results for {name!r}")
+        keys = sorted(ref)
+        path = folder / f"ap_scatter_{name}.png"
+        ap_scatter(path, [ref[k] for k in keys], [methods[name]["per_query"][k] for k in keys],
+                   methods[name]["label"], title)
+        written.append(path)
+    path = folder / "precision_recall.png"
+    pr_curves(path, {m["label"]: m["pr11"] for m in methods.values()}, title)
+    written.append(path)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m svmmap.experiments.plots",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", required=True, help="output folder of letor or trials")
+    parser.add_argument("--baseline", action="append",
+                        help="method to scatter against SVM-MAP (repeatable; default all)")
+    args = parser.parse_args(argv)
+    try:
+        for path in plot_results(args.results, args.baseline):
+            print(path)
+    except SVMMapError as err:
+        parser.exit(1, f"error: {err}\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""The methods an experiment can run, and their hyper-parameter grids.
+
+A :class:`Method` is a name, a factory ``factory(value) -> estimator`` (an object with
+``fit(X, y, qid)`` returning itself and ``decision_function(X)`` returning one score per row)
+and the grid of values the factory is tried with; model selection (:mod:`.selection`) picks
+the value with the best validation MAP.  Methods whose implementation is not importable in
+this installation (another loss, ``svmmap.baselines``) are simply absent from
+:func:`available_methods`.
+
+Adding a method is one entry in :data:`CANDIDATES`: a function returning a :class:`Method`,
+or ``None`` when its code is not available.
+"""
+
+import importlib
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..collection import check_features
+from ..errors import SVMMapError
+
+#: Default C grid of the structural SVMs (C is divided by the number of training queries, see
+#: :class:`svmmap.SVMMap`).
+C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)
+#: Default number-of-rounds grid of the boosting baselines.
+ROUNDS_GRID = (10, 50, 100, 200, 500)
+#: Default number-of-epochs grid of PRank.
+EPOCHS_GRID = (1, 5, 10, 20, 50)
+#: Cutting-plane settings of every SVM in the experiments (1-slack, epsilon 1e-3).
+SVM_SETTINGS = {"epsilon": 1e-3, "algorithm": "1-slack"}
+
+
+@dataclass(frozen=True)
+class Method:
+    """A rankable method.
+
+    ``grid`` is a sequence of hyper-parameter values, or a callable ``grid(n_features)``
+    returning one (for the best single feature, whose "hyper-parameter" is the feature).
+    ``param`` names the hyper-parameter in tables ("C", "rounds", "feature").
+    """
+
+    name: str
+    label: str
+    factory: object
+    grid: object
+    param: str
+
+    def grid_for(self, n_features):
+        return list(self.grid(n_features) if callable(self.grid) else self.grid)
+
+    def with_grid(self, grid):
+        return Method(self.name, self.label, self.factory, tuple(grid), self.param)
+
+
+def predict(model, split):
+    """``model.decision_function`` on a Split, passing the query ids to estimators that take
+    them (a feature map working within queries needs them)."""
+    if "qid" in inspect.signature(model.decision_function).parameters:
+        return model.decision_function(split.X, split.qid)
+    return model.decision_function(split.X)
+
+
+class SingleFeature:
+    """Rank by one input feature (a base function): ``score(d) = phi_j(d)``, 0-based ``j``.
+
+    ``fit`` learns nothing; choosing ``j`` by validation MAP over all features is the
+    "best single feature" baseline.
+    """
+
+    def __init__(self, feature=0):
+        self.feature = feature
+
+    def fit(self, X, y, qid):
+        self.n_features_in_ = check_features(X).shape[1]
+        return self
+
+    def decision_function(self, X):
+        X = check_features(X)
+        column = X[:, self.feature]
+        return np.asarray(column.toarray() if hasattr(column, "toarray") else column).ravel()
+
+
+def _svm(name, label, loss, n_bins, per_query=None, **extra):
+    """A structural SVM of :class:`svmmap.SVMMap` with ``loss`` (and extra constructor
+    arguments), if this installation's estimator supports them.  With ``n_bins`` (or
+    ``per_query``) it learns on the binned features of Section 4.2
+    (:class:`svmmap.features.BinnedFeatureMap` with ``n_bins`` thresholds, default 50),
+    fitted on the training queries."""
+    from .. import estimator
+
+    if loss not in estimator.PLUGINS:
+        return None
+    accepted = inspect.signature(estimator.SVMMap.__init__).parameters
+    if n_bins is not None or per_query is not None:
+        try:
+            from ..features import BinnedFeatureMap
+        except ImportError:
+            return None
+        extra["features"] = BinnedFeatureMap(n_bins or 50, per_query=per_query)
+    if any(key not in accepted for key in extra):
+        return None
+
+    def factory(C):
+        return estimator.SVMMap(C=C, loss=loss, **SVM_SETTINGS, **extra)
+
+    return Method(name, label, factory, C_GRID, "C")
+
+
+def _external(name, label, module, cls, param_names, grid, param):
+    """An estimator class ``module.cls`` whose hyper-parameter is the first of
+    ``param_names`` its constructor accepts; None if the module or class is missing."""
+    try:
+        klass = getattr(importlib.import_module(module), cls)
+    except (ImportError, AttributeError):
+        return None
+    accepted = inspect.signature(klass.__init__).parameters
+    keyword = next((p for p in param_names if p in accepted), None)
+    if keyword is None:
+        return None
+    return Method(name, label, lambda value: klass(**{keyword: value}), grid, param)
+
+
+def _best_feature():
+    return Method("best-feature", "Best feature", SingleFeature,
+                  lambda n_features: range(n_features), "feature")
+
+
+#: name -> function(n_bins) returning a Method, or None when unavailable (``n_bins``: None
+#: for raw features, else the thresholds per base function of the binned feature map; methods
+#: that do not learn weights on features ignore it).  Order is the order of table rows.
+#: The paper's accuracy variants: ACC2 balances the costs of the two classes
+#: (J = #non-relevant / #relevant), ACC3 / ACC4 make each base score relative to its query
+#: (percentile rank / min-max) before binning.
+CANDIDATES = {
+    "svm-map": lambda n_bins: _svm("svm-map", "SVM-MAP", "map", n_bins),
+    "svm-roc": lambda n_bins: _svm("svm-roc", "SVM-ROC", "roc", n_bins),
+    "svm-acc": lambda n_bins: _svm("svm-acc", "SVM-ACC", "acc", n_bins),
+    "svm-acc2": lambda n_bins: _svm("svm-acc2", "SVM-ACC2", "acc", n_bins,
+                                    cost_ratio="balanced"),
+    "svm-acc3": lambda n_bins: _svm("svm-acc3", "SVM-ACC3", "acc", n_bins,
+                                    per_query="percentile"),
+    "svm-acc4": lambda n_bins: _svm("svm-acc4", "SVM-ACC4", "acc", n_bins, per_query="minmax"),
+    "adarank": lambda n_bins: _external("adarank", "AdaRank", "svmmap.baselines", "AdaRank",
+                                 ("max_rounds", "n_rounds"), ROUNDS_GRID,
+                                 "rounds"),
+    "rankboost": lambda n_bins: _external("rankboost", "RankBoost", "svmmap.baselines",
+                                          "RankBoost",
+                                   ("n_rounds",), ROUNDS_GRID,
+                                   "rounds"),
+    "prank": lambda n_bins: _external("prank", "PRank", "svmmap.baselines", "PRank",
+                               ("n_epochs",), EPOCHS_GRID,
+                               "epochs"),
+    "best-feature": lambda n_bins: _best_feature(),
+}
+
+
+def available_methods(n_bins=None):
+    """All methods importable here, in table order: ``{name: Method}``."""
+    found = {name: make(n_bins) for name, make in CANDIDATES.items()}
+    return {name: method for name, method in found.items() if method is not None}
+
+
+def parse_grids(specs):
+    """Parse ``--grid`` options: ``"0.1,1,10"`` (every method whose parameter is C) or
+    ``"name=v1,v2"`` (one method).  Returns ``{name or "C": [values]}``."""
+    grids = {}
+    for spec in specs or ():
+        key, _, values = spec.rpartition("=")
+        try:
+            parsed = [_number(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            raise SVMMapError(f"bad --grid {spec!r}: expected [method=]v1,v2,...") from None
+        if not parsed:
+            raise SVMMapError(f"bad --grid {spec!r}: no values")
+        grids[key or "C"] = parsed
+    return grids
+
+
+def _number(text):
+    value = float(text)
+    return int(value) if value.is_integer() and "." not in text and "e" not in text else value
+
+
+def select_methods(names=None, grids=None, n_bins=None, exclude=()):
+    """The requested methods (default: all available but ``exclude``) with ``--grid``
+    overrides applied.
+
+    Raises SVMMapError naming the unknown or unavailable methods.
+    """
+    available = available_methods(n_bins)
+    if names is None:
+        chosen = [name for name in available if name not in exclude]
+    else:
+        chosen = [n.strip().lower() for n in names if n.strip()]
+        unknown = [n for n in chosen if n not in CANDIDATES]
+        if unknown:
+            raise SVMMapError(f"unknown method(s) {', '.join(unknown)}; known: "
+                              f"{', '.join(CANDIDATES)}")
+        missing = [n for n in chosen if n not in available]
+        if missing:
+            raise SVMMapError(f"method(s) {', '.join(missing)} not available in this "
+                              f"installation; available: {', '.join(available)}")
+    grids = grids or {}
+    unknown = [k for k in grids if k != "C" and k not in chosen]
+    if unknown:
+        raise SVMMapError(f"--grid for method(s) not run: {', '.join(unknown)}")
+    methods = []
+    for name in chosen:
+        method = available[name]
+        if name in grids:
+            method = method.with_grid(grids[name])
+        elif "C" in grids and method.param == "C":
+            method = method.with_grid(grids["C"])
+        methods.append(method)
+    return methods
+
+
+def parse_names(text):
+    """``"svm-map,svm-roc"`` -> list of names; None or ``"all"`` -> None (all available)."""
+    if text is None or text.strip().lower() == "all":
+        return None
+    return text.split(",")

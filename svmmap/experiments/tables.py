@@ -1,0 +1,35 @@
+"""Markdown and CSV output of the experiment tables."""
+
+import csv
+import io
+
+
+def fmt(value, digits=4):
+    """A table cell: floats with ``digits`` decimals, everything else as text."""
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return "" if value is None else str(value)
+
+
+def markdown(header, rows, digits=4):
+    """A Markdown table (``rows``: sequences aligned with ``header``)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v, digits) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def csv_text(header, rows):
+    """CSV text with full-precision numbers."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows([["" if v is None else v for v in row] for row in rows])
+    return out.getvalue()
+
+
+def format_value(value, param):
+    """A hyper-parameter value for a table: ``C=0.1``, ``rounds=100``, ``feature 7``
+    (features 1-based, as in the data files)."""
+    if param == "feature":
+        return f"feature {value + 1}"
+    return f"{param}={value:g}" if isinstance(value, float) else f"{param}={value}"

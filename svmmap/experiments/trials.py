@@ -1,0 +1,245 @@
+"""The paper's protocol (Yue et al. 2007, Section 5): repeated small-sample trials.
+
+From a pool of N queries, T trials (default 50) each train on 10 queries, select the
+hyper-parameter on 5 validation queries by MAP (:mod:`.selection`) and test on 35 others.
+
+Balanced design.  The pool is shuffled once (``--seed``) into a cyclic order q_0..q_{N-1};
+trial t uses the window of 50 consecutive queries starting at offset o_t = floor(t N / T)
+(cyclically): positions o_t .. o_t+9 train, the next 5 validate, the next 35 test.  A query
+is in a role in exactly those trials whose offset falls in a cyclic window of the role's size,
+so when T is a multiple of N every query is in training T*10/N times, in validation T*5/N
+times and in test T*35/N times -- for the paper's N = T = 50: 10, 5 and 35 times.  For other
+T the offsets are spread evenly and the counts of any two queries differ by at most one;
+queries beyond the window (N > 50) sit out a trial.  The tables state the counts.
+
+Reported, in the layout of the paper's Tables 6-11:
+
+* mean test MAP of each method (mean over trials of the MAP over the trial's test queries);
+* W/L of SVM-MAP against each method over queries: per query, its test AP summed over the
+  trials in which it was tested; W = queries where SVM-MAP's sum is higher, L = lower;
+  ``**``: two-tailed Wilcoxon signed-rank test on these per-query values significant at 0.95
+  (:mod:`.stats`);
+* the best, 2nd and 3rd best base function: the single input features ranked by their mean
+  test MAP over the trials (chosen after the fact on test data, as in the paper -- an
+  optimistic reference, not a method).
+
+Features: the binned base-function features of Section 4.2 (``--bin 50``, the default when
+:mod:`svmmap.features` is available) or the raw features (``--bin 0``).  Base-function rows
+always rank by the raw input columns.  On LETOR data the pool is a data set's queries with at
+least one relevant document (a folder: all of Fold1's train, validation and test files, i.e.
+every query of the set; or the files given).
+
+    python -m svmmap.experiments.trials --data FILE_OR_DIR [FILE ...] --out DIR \\
+        [--trials 50] [--sizes 10,5,35] [--seed 0] [--bin 50] [--methods ...] [--grid ...]
+
+Writes ``trials.md``, ``trials.csv`` and ``trials.json`` into ``--out``.
+"""
+
+import argparse
+import datetime
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .. import metrics
+from ..errors import SVMMapError
+from . import registry, stats, tables
+from .datasets import load_pool
+from .plots import interpolated_precision
+from .selection import select
+
+SIZES = (10, 5, 35)
+ROLES = ("train", "vali", "test")
+REFERENCE = "svm-map"
+
+
+def balanced_design(n_queries, n_trials, sizes=SIZES, seed=0):
+    """Trials of the balanced cyclic design (module docstring).
+
+    Returns a list of ``n_trials`` tuples ``(train, vali, test)`` of index arrays into the
+    pool (0..n_queries-1).
+    """
+    need = sum(sizes)
+    if min(sizes) < 1 or n_queries < need:
+        raise SVMMapError(f"the design needs {need} distinct queries per trial "
+                          f"(sizes {','.join(map(str, sizes))}) but the pool has {n_queries}")
+    if n_trials < 1:
+        raise SVMMapError(f"--trials must be at least 1, got {n_trials}")
+    order = np.random.default_rng(seed).permutation(n_queries)
+    bounds = np.cumsum((0, *sizes))
+    design = []
+    for t in range(n_trials):
+        window = order[(t * n_queries // n_trials + np.arange(need)) % n_queries]
+        design.append(tuple(window[a:b] for a, b in zip(bounds[:-1], bounds[1:])))
+    return design
+
+
+def role_counts(design, n_queries):
+    """``{role: array}``: how often each pool query is in each role over the trials."""
+    return {role: np.bincount(np.concatenate([trial[r] for trial in design]),
+                              minlength=n_queries)
+            for r, role in enumerate(ROLES)}
+
+
+def _ap_by_query(scores, split):
+    values = metrics.per_query("ap", scores, split.y, split.qid)
+    return dict(zip(values.ids.tolist(), values.values.tolist()))
+
+
+def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None):
+    """Run the protocol on ``pool`` (a Split) over the query ids ``ids``; a JSON-able dict."""
+    start = time.perf_counter()
+    design = balanced_design(len(ids), n_trials, sizes, seed)
+    keys = [str(q) for q in ids.tolist()]
+    results = {m.name: {"label": m.label, "param": m.param, "trial_map": [], "chosen": [],
+                        "seconds": 0.0, "per_query": dict.fromkeys(keys, 0.0), "pr11": []}
+               for m in methods}
+    for t, (train, vali, test) in enumerate(design):
+        parts = [pool.queries(ids[idx]) for idx in (train, vali, test)]
+        for method in methods:
+            chosen = select(method, parts[0], parts[1])
+            scores = chosen.scores(parts[2])
+            ap = _ap_by_query(scores, parts[2])
+            entry = results[method.name]
+            entry["trial_map"].append(float(np.mean(list(ap.values()))))
+            entry["chosen"].append(tables.format_value(chosen.value, method.param))
+            entry["seconds"] += chosen.seconds
+            entry["pr11"].append(interpolated_precision(scores, parts[2].y, parts[2].qid))
+            for q, v in ap.items():
+                entry["per_query"][str(q)] += v
+        if log:
+            log(f"trial {t + 1}/{n_trials}: " + "  ".join(
+                f"{m.label} {results[m.name]['trial_map'][-1]:.4f}" for m in methods))
+    for entry in results.values():
+        entry["pr11"] = np.mean(entry["pr11"], axis=0).tolist()
+    counts = role_counts(design, len(ids))
+    return {"pool_queries": len(ids), "trials": n_trials, "sizes": list(sizes), "seed": seed,
+            "role_counts": {r: [int(c.min()), int(c.max())] for r, c in counts.items()},
+            "methods": results, "base_functions": _base_functions(pool, ids, design, keys),
+            "seconds": time.perf_counter() - start}
+
+
+def _base_functions(pool, ids, design, keys):
+    """Every input column as a ranking: mean test MAP over the trials and per-query AP summed
+    over the trials (a query's AP under a fixed feature does not depend on the trial)."""
+    split = pool.queries(ids)
+    X = split.X.tocsc()
+    times_tested = role_counts(design, len(ids))["test"]
+    rows = []
+    for j in range(X.shape[1]):
+        ap = _ap_by_query(X[:, j].toarray().ravel(), split)
+        per_query = np.array([ap[q] for q in ids.tolist()])
+        trial_map = [per_query[test].mean() for _, _, test in design]
+        rows.append({"feature": j + 1, "map": float(np.mean(trial_map)),
+                     "per_query": dict(zip(keys, (per_query * times_tested).tolist()))})
+    return sorted(rows, key=lambda r: -r["map"])
+
+
+def render(results, command, data, features):
+    """Markdown and CSV text of a :func:`run` result, rows in the paper's order."""
+    methods = results["methods"]
+    keys = sorted(next(iter(methods.values()))["per_query"])
+    rows = [(entry["label"], float(np.mean(entry["trial_map"])), entry["per_query"],
+             entry["seconds"]) for entry in methods.values()]
+    rows += [(f"{rank} base function (feature {b['feature']})", b["map"], b["per_query"], None)
+             for rank, b in zip(("Best", "2nd best", "3rd best"), results["base_functions"])]
+    ref = methods.get(REFERENCE)
+    table, csv_rows = [], []
+    for label, value, per_query, seconds in rows:
+        comparison = None
+        if ref is not None and per_query is not ref["per_query"]:
+            comparison = stats.compare([ref["per_query"][k] for k in keys],
+                                       [per_query[k] for k in keys])
+        table.append([label, value, comparison.cell() if comparison else "-",
+                      f"{comparison.p_value:.3g}" if comparison else "",
+                      "" if seconds is None else f"{seconds:.1f}"])
+        csv_rows.append([label, value, comparison and comparison.wins,
+                         comparison and comparison.losses, comparison and comparison.p_value,
+                         seconds])
+    counts = results["role_counts"]
+    sizes = results["sizes"]
+    md = "\n\n".join([
+        f"Command: `{command}`  \nDate: {datetime.date.today().isoformat()}; data: {data}; "
+        f"total wall time {results['seconds']:.0f} s",
+        f"Pool: {results['pool_queries']} queries with a relevant document; "
+        f"{results['trials']} trials of {sizes[0]} training / {sizes[1]} validation / "
+        f"{sizes[2]} test queries (balanced cyclic design, seed {results['seed']}); "
+        "times per query in training / validation / test: "
+        + " / ".join(f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in counts.values())
+        + f". Features: {features}. Hyper-parameter per trial by validation MAP.",
+        tables.markdown(["Method", "MAP", "W/L (SVM-MAP vs)", "Wilcoxon p", "seconds"],
+                        table),
+        "MAP: mean over trials of the test MAP (LETOR convention). W/L: queries where "
+        "SVM-MAP's test AP, summed over the trials testing the query, is higher / lower. "
+        "`**`: two-tailed Wilcoxon signed-rank test significant at 0.95. Base function rows "
+        "rank by one raw input feature, chosen by its test MAP (as in the paper). seconds: "
+        "total grid-search time over all trials.",
+    ])
+    csv = tables.csv_text(["method", "map", "wins", "losses", "wilcoxon_p", "seconds"],
+                          csv_rows)
+    return md + "\n", csv
+
+
+def _default_bins():
+    try:
+        import svmmap.features  # noqa: F401
+    except ImportError:
+        return 0
+    return 50
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m svmmap.experiments.trials",
+        description="The paper's protocol: T balanced trials of 10 train / 5 validation / "
+                    "35 test queries; Tables 6-11 layout.")
+    parser.add_argument("--data", required=True, nargs="+",
+                        help="data file(s), or a LETOR folder (all queries of Fold1)")
+    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--trials", type=int, default=50)
+    parser.add_argument("--sizes", default="10,5,35", help="train,vali,test queries per trial")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the pool permutation")
+    parser.add_argument("--bin", type=int, default=None,
+                        help="thresholds per base function of the binned features "
+                             "(0: raw features; default 50 when svmmap.features exists)")
+    parser.add_argument("--methods", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--grid", action="append",
+                        help="'v1,v2,...' for every C grid, or 'method=v1,v2,...' (repeatable)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+    command = "python -m svmmap.experiments.trials " + shlex.join(
+        sys.argv[1:] if argv is None else argv)
+    n_bins = _default_bins() if args.bin is None else args.bin
+    try:
+        sizes = tuple(int(s) for s in args.sizes.split(","))
+        if len(sizes) != 3:
+            raise ValueError
+    except ValueError:
+        parser.exit(1, f"error: bad --sizes {args.sizes!r}: expected train,vali,test\n")
+    try:
+        methods = registry.select_methods(registry.parse_names(args.methods),
+                                          registry.parse_grids(args.grid), n_bins or None)
+        pool, ids = load_pool(args.data)
+        results = run(pool, ids, methods, args.trials, sizes, args.seed,
+                      log=None if args.quiet else print)
+    except SVMMapError as err:
+        parser.exit(1, f"error: {err}\n")
+    features = (f"binned, {n_bins} thresholds per base function (Section 4.2)" if n_bins
+                else "raw input features")
+    data = " ".join(args.data)
+    md, csv = render(results, command, data, features)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "trials.md").write_text(md)
+    (out / "trials.csv").write_text(csv)
+    (out / "trials.json").write_text(json.dumps(
+        {"command": command, "data": data, "features": features, **results}, indent=1))
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
