@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from svmstruct_api.qp import QPError
+
 from .. import metrics
 from ..errors import SVMMapError
 from . import registry, stats, tables
@@ -60,6 +62,7 @@ def run(data, methods, folds=None, log=None):
             entry["folds"][fold] = {
                 "value": tables.format_value(chosen.value, method.param),
                 "vali_map": chosen.vali_map[chosen.value], "seconds": chosen.seconds,
+                "failed": [value for value, _ in chosen.failed],
                 **{m: row[m] for m in MEASURES},
                 "pr11": interpolated_precision(scores, test.y, test.qid).tolist()}
             entry["per_query"].update({f"{fold}:{q}": v for q, v in zip(ap.ids.tolist(),
@@ -120,6 +123,11 @@ def render(results, command):
         tables.markdown(["Method", "fold", "chosen", "vali MAP", "test MAP", "seconds"],
                         [r[:-1] + [f"{r[-1]:.2f}"] for r in chosen]),
     ])
+    failed = [f"{e['label']} Fold{f}: {', '.join(map(str, e['folds'][f]['failed']))}"
+              for e in methods.values() for f in folds if e["folds"][f]["failed"]]
+    if failed:
+        md += ("\n\nGrid values whose training failed in the QP solver (skipped in model "
+               "selection): " + "; ".join(failed) + ".")
     header = ["method", "fold", "chosen", "vali_map", *MEASURES, "seconds"]
     rows = [[name, f, entry["folds"][f]["value"], entry["folds"][f]["vali_map"],
              *(entry["folds"][f][m] for m in MEASURES), entry["folds"][f]["seconds"]]
@@ -161,7 +169,7 @@ def main(argv=None):
                                           exclude=NOT_BY_DEFAULT)
         results = run(args.data, methods, parse_folds(args.folds),
                       log=None if args.quiet else print)
-    except SVMMapError as err:
+    except (SVMMapError, QPError) as err:
         parser.exit(1, f"error: {err}\n")
     md, csv = render(results, command)
     out = Path(args.out)

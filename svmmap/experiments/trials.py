@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from svmstruct_api.qp import QPError
+
 from .. import metrics
 from ..errors import SVMMapError
 from . import registry, stats, tables
@@ -96,7 +98,8 @@ def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None):
     design = balanced_design(len(ids), n_trials, sizes, seed)
     keys = [str(q) for q in ids.tolist()]
     results = {m.name: {"label": m.label, "param": m.param, "trial_map": [], "chosen": [],
-                        "seconds": 0.0, "per_query": dict.fromkeys(keys, 0.0), "pr11": []}
+                        "seconds": 0.0, "failed": 0, "per_query": dict.fromkeys(keys, 0.0),
+                        "pr11": []}
                for m in methods}
     for t, (train, vali, test) in enumerate(design):
         parts = [pool.queries(ids[idx]) for idx in (train, vali, test)]
@@ -108,6 +111,7 @@ def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None):
             entry["trial_map"].append(float(np.mean(list(ap.values()))))
             entry["chosen"].append(tables.format_value(chosen.value, method.param))
             entry["seconds"] += chosen.seconds
+            entry["failed"] += len(chosen.failed)
             entry["pr11"].append(interpolated_precision(scores, parts[2].y, parts[2].qid))
             for q, v in ap.items():
                 entry["per_query"][str(q)] += v
@@ -179,6 +183,10 @@ def render(results, command, data, features):
         "rank by one raw input feature, chosen by its test MAP (as in the paper). seconds: "
         "total grid-search time over all trials.",
     ])
+    failed = [f"{e['label']} {e['failed']}" for e in methods.values() if e["failed"]]
+    if failed:
+        md += ("\n\nGrid values whose training failed in the QP solver (skipped in model "
+               "selection), over all trials: " + ", ".join(failed) + ".")
     csv = tables.csv_text(["method", "map", "wins", "losses", "wilcoxon_p", "seconds"],
                           csv_rows)
     return md + "\n", csv
@@ -226,7 +234,7 @@ def main(argv=None):
         pool, ids = load_pool(args.data)
         results = run(pool, ids, methods, args.trials, sizes, args.seed,
                       log=None if args.quiet else print)
-    except SVMMapError as err:
+    except (SVMMapError, QPError) as err:
         parser.exit(1, f"error: {err}\n")
     features = (f"binned, {n_bins} thresholds per base function (Section 4.2)" if n_bins
                 else "raw input features")

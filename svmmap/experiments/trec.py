@@ -1,0 +1,203 @@
+"""TREC input and output: a ranking data set from TREC run files and qrels, and predictions
+written as a TREC run.
+
+Run file (one per base retrieval function / submission): lines ``qid Q0 docno rank score
+tag`` (6 whitespace-separated fields; the rank field is not used).  Qrels: lines
+``qid iteration docno rel``.  Blank lines are skipped; any other malformed line raises
+:class:`~svmmap.errors.InputFormatError` naming the file and line.
+
+:func:`build` makes, for every query judged in the qrels and retrieved by some run:
+
+* documents: the union over runs of each run's top ``depth`` (default 1000) documents, the
+  order of a run being trec_eval's (score descending, ties by docno descending);
+* features: one per run (feature i = the i-th run given), its score for the document; a
+  document the run did not return in its top ``depth`` for the query gets the run's
+  **minimum score for that query minus 1** -- below every score the run gave, so below every
+  threshold a binned feature map fits on observed scores (a run with no document for the
+  query gives 0 to all of them);
+* label: the qrels relevance, 0 for unjudged documents.
+
+``drop`` leaves runs out by tag or file name (the paper's Tables 8 and 11, "without the best
+submission").  The data set is written as SVMlight with ``# docno`` comments.
+
+    python -m svmmap.experiments.trec build --runs r1 r2 ... --qrels QRELS --out data.txt \\
+        [--drop-run NAME] [--depth 1000]
+    python -m svmmap.experiments.trec run --data data.txt --model MODEL --out run.txt \\
+        [--tag svmmap]
+"""
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputFormatError, SVMMapError
+from ..io import dump_svmlight, load_svmlight
+
+
+def _lines(path):
+    """(line number, fields) of the non-blank lines of a text file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFormatError("file not found", path) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFormatError(f"cannot read: {err}", path) from None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if fields:
+            yield lineno, fields
+
+
+def read_run(path):
+    """``(tag, {qid: {docno: score}})`` of a TREC run file.
+
+    The tag is the last field of the first line.  Errors: a line without 6 fields, a
+    non-numeric score, a docno repeated within a query.
+    """
+    run, tag = defaultdict(dict), None
+    for lineno, fields in _lines(path):
+        if len(fields) != 6:
+            raise InputFormatError(f"expected 6 fields 'qid Q0 docno rank score tag', got "
+                                   f"{len(fields)}", path, lineno)
+        qid, _, docno, _, score, line_tag = fields
+        try:
+            value = float(score)
+        except ValueError:
+            value = float("nan")
+        if not np.isfinite(value):
+            raise InputFormatError(f"score {score!r} is not a finite number", path, lineno)
+        if docno in run[qid]:
+            raise InputFormatError(f"document {docno!r} listed twice for query {qid}",
+                                   path, lineno)
+        run[qid][docno] = value
+        tag = tag or line_tag
+    if tag is None:
+        raise InputFormatError("empty run file", path)
+    return tag, dict(run)
+
+
+def read_qrels(path):
+    """``{qid: {docno: relevance}}`` of a TREC qrels file (``qid iteration docno rel``)."""
+    qrels = defaultdict(dict)
+    for lineno, fields in _lines(path):
+        if len(fields) != 4:
+            raise InputFormatError(f"expected 4 fields 'qid iteration docno rel', got "
+                                   f"{len(fields)}", path, lineno)
+        try:
+            rel = float(fields[3])
+        except ValueError:
+            raise InputFormatError(f"relevance {fields[3]!r} is not a number",
+                                   path, lineno) from None
+        qrels[fields[0]][fields[2]] = rel
+    if not qrels:
+        raise InputFormatError("empty qrels file", path)
+    return dict(qrels)
+
+
+def _top(ranking, depth):
+    """The ``depth`` best documents of one run for one query, trec_eval's order."""
+    ordered = sorted(ranking.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    return dict(ordered[:depth])
+
+
+def build(run_paths, qrels_path, depth=1000, drop=()):
+    """The data set of the module docstring: ``(X, y, qid, docnos, tags)``.
+
+    ``X`` is dense (documents x runs), rows grouped by query (queries in qrels file order,
+    documents by first retrieval over the runs in the order given); ``tags`` names the
+    features.
+    """
+    runs = []
+    for path in run_paths:
+        tag, run = read_run(path)
+        if tag in drop or Path(path).name in drop:
+            continue
+        runs.append((tag, {q: _top(r, depth) for q, r in run.items()}))
+    if not runs:
+        raise SVMMapError("no runs left to build features from")
+    qrels = read_qrels(qrels_path)
+    rows, labels, qids, docnos = [], [], [], []
+    for q, judged in qrels.items():
+        pool = list(dict.fromkeys(d for _, run in runs for d in run.get(q, {})))
+        if not pool:
+            continue
+        columns = []
+        for _, run in runs:
+            scores = run.get(q, {})
+            missing = min(scores.values()) - 1.0 if scores else 0.0
+            columns.append([scores.get(d, missing) for d in pool])
+        rows.append(np.array(columns).T)
+        labels += [judged.get(d, 0.0) for d in pool]
+        qids += [q] * len(pool)
+        docnos += pool
+    if not rows:
+        raise SVMMapError("no query of the qrels was retrieved by any run")
+    return (np.vstack(rows), np.array(labels), np.array(qids), docnos,
+            [tag for tag, _ in runs])
+
+
+def write_run(path, qid, docnos, scores, tag="svmmap"):
+    """Write scores as a TREC run: per query (first-appearance order), documents by score
+    descending (ties by docno descending, trec_eval's order), rank from 1."""
+    qid = np.asarray(qid).astype(str)
+    scores = np.asarray(scores, dtype=np.float64)
+    docnos = np.asarray(docnos).astype(str)
+    lines = []
+    for q in dict.fromkeys(qid.tolist()):
+        rows = np.flatnonzero(qid == q)
+        ranked = sorted(rows, key=lambda r: (scores[r], docnos[r]), reverse=True)
+        lines += [f"{q} Q0 {docnos[r]} {rank} {float(scores[r])!r} {tag}\n"
+                  for rank, r in enumerate(ranked, 1)]
+    Path(path).write_text("".join(lines))
+
+
+def _build_command(args):
+    X, y, qid, docnos, tags = build(args.runs, args.qrels, args.depth, set(args.drop_run))
+    dump_svmlight(args.out, X, y, qid, comments=docnos)
+    print(f"{args.out}: {len(np.unique(qid))} queries, {len(y)} documents, "
+          f"{int((y > 0).sum())} relevant; features: "
+          + ", ".join(f"{i}={t}" for i, t in enumerate(tags, 1)))
+
+
+def _run_command(args):
+    from ..baselines import load_model
+
+    X, _, qid, docnos = load_svmlight(args.data, return_comments=True)
+    model = load_model(args.model)
+    n = getattr(model, "n_features_in_", X.shape[1])
+    if X.shape[1] < n:  # trailing all-zero features are not written in SVMlight files
+        X, _, qid, docnos = load_svmlight(args.data, n_features=n, return_comments=True)
+    if not all(docnos):
+        raise SVMMapError(f"{args.data}: every line needs a '# docno' comment")
+    write_run(args.out, qid, [d.split()[0] for d in docnos], model.decision_function(X),
+              args.tag)
+    print(f"{args.out}: {len(np.unique(qid))} queries")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m svmmap.experiments.trec",
+                                     description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    b = commands.add_parser("build", help="data set from run files and qrels")
+    b.add_argument("--runs", nargs="+", required=True, help="TREC run files (one per feature)")
+    b.add_argument("--qrels", required=True)
+    b.add_argument("--out", required=True, help="SVMlight file to write")
+    b.add_argument("--drop-run", action="append", default=[],
+                   help="leave out the run with this tag or file name (repeatable)")
+    b.add_argument("--depth", type=int, default=1000, help="documents per run and query")
+    r = commands.add_parser("run", help="write a model's scores as a TREC run file")
+    r.add_argument("--data", required=True, help="SVMlight file with '# docno' comments")
+    r.add_argument("--model", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--tag", default="svmmap")
+    args = parser.parse_args(argv)
+    try:
+        (_build_command if args.command == "build" else _run_command)(args)
+    except SVMMapError as err:
+        parser.exit(1, f"error: {err}\n")
+
+
+if __name__ == "__main__":
+    main()
