@@ -162,7 +162,7 @@ def _classify_parser():
 def _run(prog, debug, action):
     """Run ``action``; turn the errors a user can cause into one line and exit status 1."""
     try:
-        action()
+        status = action()
     except (SVMMapError, QPError, OSError) as exc:
         if debug:
             raise
@@ -174,7 +174,7 @@ def _run(prog, debug, action):
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    return 0
+    return status or 0
 
 
 def _write_lines_atomically(path, lines):
@@ -225,6 +225,8 @@ def learn_main(argv=None):
                   "the model is the best one found and is marked as not converged",
                   file=sys.stderr)
         model.save(args.model_file)
+        # Ctrl-C: the best model so far is saved; the exit status still says "interrupted"
+        return 130 if result.status == "interrupted" else 0
 
     return _run("svmmap_learn", args.debug, learn)
 

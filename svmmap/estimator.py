@@ -17,6 +17,8 @@ from .plugins.accuracy import resolve_cost_ratio
 
 PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin}
 ORACLES = ("divide", "scan")
+#: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
+MAX_FEATURES = 2**27
 
 
 class SVMMap:
@@ -122,6 +124,11 @@ class SVMMap:
             features = BinnedFeatureMap(**self.features.get_params())
             X = features.fit_transform(X, qid)
         collection = QueryCollection.from_arrays(X, y, qid)
+        if collection.n_features > MAX_FEATURES:
+            raise InputFormatError(
+                f"X has {collection.n_features} features (highest feature index): more than "
+                f"the {MAX_FEATURES} a dense weight vector can reasonably hold; renumber the "
+                "features")
         trainable, n_without_relevant, n_all_relevant = collection.trainable()
         skipped = n_without_relevant + n_all_relevant
         if self.loss == "acc":  # a classifier learns from every document, whatever its query
@@ -199,8 +206,9 @@ class SVMMap:
         result = self.training_result_
         training = None if result is None else {
             "status": result.status, "formulation": result.formulation,
-            "primal_objective": result.primal_objective,
-            "dual_objective": result.dual_objective, "max_violation": result.max_violation,
+            # NaN (nothing measured: interrupted before the first oracle pass) is written null
+            **{key: _finite_or_none(getattr(result, key))
+               for key in ("primal_objective", "dual_objective", "max_violation")},
             "iterations": result.iterations, "working_set_size": result.working_set_size,
             "n_queries_used": self.n_queries_used_,
             "n_queries_without_relevant": self.n_queries_without_relevant_,
@@ -219,7 +227,7 @@ class SVMMap:
     @classmethod
     def load(cls, path):
         """Read a model written by ``save``."""
-        document = read_model(path)
+        document = read_model(path, kind="svmmap")
         try:
             params = dict(document["params"])
             if isinstance(params.get("features"), dict):
@@ -248,3 +256,7 @@ class SVMMap:
         model.n_queries_without_relevant_ = training.get("n_queries_without_relevant")
         model.n_queries_all_relevant_ = training.get("n_queries_all_relevant")
         return model
+
+
+def _finite_or_none(value):
+    return float(value) if np.isfinite(value) else None
