@@ -13,17 +13,15 @@ exit status 1 (``--debug`` shows the traceback instead); no output file is left 
 """
 
 import argparse
-import os
 import sys
-import tempfile
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 from svmstruct_api.qp import QPError
 
 from . import metrics
+from .atomic import write_text_atomically
 from .errors import InputFormatError, SVMMapError
 from .estimator import ORACLES, PLUGINS, SVMMap
 from .features import BinnedFeatureMap
@@ -177,20 +175,6 @@ def _run(prog, debug, action):
     return status or 0
 
 
-def _write_lines_atomically(path, lines):
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                               dir=path.parent if str(path.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.writelines(lines)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def learn_main(argv=None):
     parser = _learn_parser()
     args = parser.parse_args(argv)
@@ -238,7 +222,7 @@ def classify_main(argv=None):
         model = SVMMap.load(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_)
         scores = model.decision_function(X, qid)
-        _write_lines_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
+        write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention)
             print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "

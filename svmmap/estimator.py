@@ -1,6 +1,5 @@
 """SVMMap: the estimator users train and apply (scikit-learn manners, no scikit-learn needed)."""
 
-import inspect
 import warnings
 
 import numpy as np
@@ -12,6 +11,7 @@ from .collection import QueryCollection, check_features
 from .errors import InputFormatError, ModelFileError
 from .features import BinnedFeatureMap
 from .model_file import read_model, write_model
+from .params import ParamsMixin
 from .plugins import AccuracyPlugin, MapPlugin, RocPlugin
 from .plugins.accuracy import resolve_cost_ratio
 
@@ -21,7 +21,7 @@ ORACLES = ("divide", "scan")
 MAX_FEATURES = 2**27
 
 
-class SVMMap:
+class SVMMap(ParamsMixin):
     """Linear ranking function trained by a structural SVM (Yue et al., SIGIR 2007).
 
     Solves  min_w 1/2 |w|^2 + C/n sum_q xi_q  s.t. for every training query q and every
@@ -78,27 +78,6 @@ class SVMMap:
         self.verbose = verbose
         self.features = features
         self.cost_ratio = cost_ratio
-
-    # -- scikit-learn style parameters -----------------------------------------------------
-
-    @classmethod
-    def _param_names(cls):
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-
-    def get_params(self, deep=True):
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params):
-        for name, value in params.items():
-            if name not in self._param_names():
-                raise ValueError(f"unknown parameter {name!r} for SVMMap")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        changed = {k: v for k, v in self.get_params().items()
-                   if v != inspect.signature(type(self).__init__).parameters[k].default}
-        return f"SVMMap({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     def _check_params(self):
         if self.loss not in PLUGINS:

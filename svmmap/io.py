@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from .atomic import write_text_atomically
 from .errors import InputFormatError
 
 __all__ = ["load_svmlight", "dump_svmlight"]
@@ -152,18 +153,7 @@ def dump_svmlight(path, X, y, qid, comments=None):
         tail = f" # {comment}" if comment else ""
         lines.append(f"{_number(label)} qid:{q}{''.join(feats)}{tail}\n")
 
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8", newline="\n") as f:
-            f.writelines(lines)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomically(path, lines)
 
 
 def _number(v):

@@ -18,10 +18,9 @@ byte-identical file.
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 
+from .atomic import write_text_atomically
 from .errors import ModelFileError
 
 FORMAT = "svmmap-model"
@@ -34,18 +33,7 @@ def write_model(path, content):
     path = Path(path)
     document = {"format": FORMAT, "version": VERSION, **content}
     text = json.dumps(document, indent=1, sort_keys=False, allow_nan=False) + "\n"
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomically(path, text)
 
 
 def model_kind(document):

@@ -2,14 +2,13 @@
 constructor, ``get_params`` / ``set_params``, input checks, ``score`` (MAP), and a model file
 of its own kind written through :mod:`svmmap.model_file`."""
 
-import inspect
-
 import numpy as np
 
 from .. import metrics
 from ..collection import check_features
 from ..errors import InputFormatError, ModelFileError
 from ..model_file import read_model, write_model
+from ..params import ParamsMixin
 
 
 def query_measure(scores, labels, group, measure, k):
@@ -26,30 +25,11 @@ def column(X, j):
     return np.asarray(col.toarray() if hasattr(col, "toarray") else col).ravel()
 
 
-class BaselineRanker:
+class BaselineRanker(ParamsMixin):
     """Estimator manners; subclasses define ``KIND``, ``__init__``, ``fit``, ``_check_params``,
     ``decision_function``, ``_state`` (fitted state as JSON-able dict) and ``_restore``."""
 
     KIND = None
-
-    @classmethod
-    def _param_names(cls):
-        return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-
-    def get_params(self, deep=True):
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params):
-        for name, value in params.items():
-            if name not in self._param_names():
-                raise ValueError(f"unknown parameter {name!r} for {type(self).__name__}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        defaults = inspect.signature(type(self).__init__).parameters
-        changed = {k: v for k, v in self.get_params().items() if v != defaults[k].default}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     def _check_fitted(self):
         if not hasattr(self, "n_features_in_"):

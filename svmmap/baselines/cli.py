@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import cli, metrics
+from ..atomic import write_text_atomically
 from ..errors import InputFormatError
 from ..io import load_svmlight
 from ..model_file import model_kind, read_model
@@ -102,8 +103,7 @@ def classify_main(argv=None):
         model = load_model(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_)
         scores = model.decision_function(X)
-        cli._write_lines_atomically(args.predictions_file,
-                                    [f"{s!r}\n" for s in scores.tolist()])
+        write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention)
             print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries with a "
