@@ -1,4 +1,5 @@
 # cython: language_level=3
+# distutils: language = c++
 """Per-query kernels of SVM-ROC over a whole collection, in one call each.
 
 The structural form of the ROC-area SVM (Joachims, ICML 2005) on the joint feature map of
@@ -38,57 +39,18 @@ import numpy as np
 
 cimport cython
 from cython.parallel cimport prange
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 
-
-cdef struct ScoredDoc:
-    double score
-    Py_ssize_t index
-
-
-cdef int _by_score_descending(const void *a, const void *b) noexcept nogil:
-    """qsort order: score descending, then position ascending (a total, deterministic order)."""
-    cdef const ScoredDoc *x = <const ScoredDoc *> a
-    cdef const ScoredDoc *y = <const ScoredDoc *> b
-    if x.score > y.score:
-        return -1
-    if x.score < y.score:
-        return 1
-    if x.index < y.index:
-        return -1
-    if x.index > y.index:
-        return 1
-    return 0
-
-
-cdef Py_ssize_t _split_sorted(const double *scores, const unsigned char *relevant,
-                              Py_ssize_t lo, Py_ssize_t hi, ScoredDoc *docs) noexcept nogil:
-    """Put the query's relevant documents at the front of ``docs`` and the non-relevant ones
-    after them, each group sorted by score descending (ties: position); return |P|."""
-    cdef Py_ssize_t d, i = 0, n_rel = 0, n_non = 0
-    for d in range(lo, hi):
-        if relevant[d]:
-            n_rel += 1
-    for d in range(lo, hi):
-        if relevant[d]:
-            docs[i].score = scores[d]
-            docs[i].index = d
-            i += 1
-        else:
-            docs[n_rel + n_non].score = scores[d]
-            docs[n_rel + n_non].index = d
-            n_non += 1
-    qsort(docs, n_rel, sizeof(ScoredDoc), _by_score_descending)
-    qsort(docs + n_rel, n_non, sizeof(ScoredDoc), _by_score_descending)
-    return n_rel
+from ._query_core cimport ScoredDoc, count_relevant, split_sorted
 
 
 cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
                                 const ScoredDoc *non, Py_ssize_t n_non,
                                 const Py_ssize_t *non_above, double *coef) noexcept nogil:
     """Write the psi coefficients of the ranking in which the i-th relevant document (in score
-    order) has ``non_above[i]`` non-relevant documents above it (non-decreasing in i); return
-    its number of swapped pairs sum_i a_i."""
+    order) has ``non_above[i]`` non-relevant documents above it (non-decreasing in i) into
+    ``coef`` (indexed by position in the query); return its number of swapped pairs
+    sum_i a_i."""
     cdef double pn = <double> n_rel * <double> n_non
     cdef double swapped = 0.0
     cdef Py_ssize_t i, j, k = 0
@@ -160,20 +122,22 @@ def most_violated_roc(scores, relevant, ptr, int n_threads=1):
         size = hi - lo
         if size < 2:
             continue
-        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
-        n_rel = _split_sorted(&s[0], &r[0], lo, hi, docs)
+        n_rel = count_relevant(&r[lo], size)
         n_non = size - n_rel
-        if n_rel > 0 and n_non > 0:
-            non_above = <Py_ssize_t *> malloc(n_rel * sizeof(Py_ssize_t))
-            # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
-            j = 0
-            for i in range(n_rel):
-                while j < n_non and docs[i].score - docs[n_rel + j].score < 0.5:
-                    j = j + 1
-                non_above[i] = j
-            loss[q] = _write_coefficients(docs, n_rel, docs + n_rel, n_non, non_above,
-                                          coef_ptr) / (<double> n_rel * <double> n_non)
-            free(non_above)
+        if n_rel == 0 or n_non == 0:
+            continue
+        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
+        non_above = <Py_ssize_t *> malloc(n_rel * sizeof(Py_ssize_t))
+        split_sorted(&s[lo], &r[lo], size, n_rel, docs)
+        # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
+        j = 0
+        for i in range(n_rel):
+            while j < n_non and docs[i].score - docs[n_rel + j].score < 0.5:
+                j = j + 1
+            non_above[i] = j
+        loss[q] = _write_coefficients(docs, n_rel, docs + n_rel, n_non, non_above,
+                                      coef_ptr + lo) / (<double> n_rel * <double> n_non)
+        free(non_above)
         free(docs)
     return coef_arr, loss_arr
 
@@ -208,18 +172,20 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
         size = hi - lo
         if size < 2:
             continue
-        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
-        n_rel = _split_sorted(&s[0], &r[0], lo, hi, docs)
+        n_rel = count_relevant(&r[lo], size)
         n_non = size - n_rel
-        if n_rel > 0 and n_non > 0:
-            non = docs + n_rel
-            swapped = 0.0
-            j = 0
-            for i in range(n_rel):
-                while j < n_non and (non[j].score > docs[i].score or (
-                        non[j].score == docs[i].score and non[j].index < docs[i].index)):
-                    j = j + 1
-                swapped = swapped + j
-            loss[q] = swapped / (<double> n_rel * <double> n_non)
+        if n_rel == 0 or n_non == 0:
+            continue
+        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
+        split_sorted(&s[lo], &r[lo], size, n_rel, docs)
+        non = docs + n_rel
+        swapped = 0.0
+        j = 0
+        for i in range(n_rel):
+            while j < n_non and (non[j].score > docs[i].score or (
+                    non[j].score == docs[i].score and non[j].index < docs[i].index)):
+                j = j + 1
+            swapped = swapped + j
+        loss[q] = swapped / (<double> n_rel * <double> n_non)
         free(docs)
     return loss_arr

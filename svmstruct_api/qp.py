@@ -13,8 +13,9 @@ w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
 with K_kl = a_k[R].a_l[R] and w_R = sum_k alpha_k a_k[R].  n-slack has one group per example
 (C_g = C/n), 1-slack a single group (C_g = C).  Whichever form has fewer variables is solved:
 (P) has dim(w) + #groups, (D) has K; the other form's solution is read off cvxopt's
-multipliers.  A solve that cvxopt does not report optimal is retried with a small ridge
-added to the quadratic term; if that fails too, QPError is raised (an
+multipliers.  When cvxopt refuses one form (a singular KKT system) the other is tried, and a
+solve that is not optimal is retried with a small ridge added to the quadratic term; if all
+of that fails, QPError is raised (an
 almost-converged last attempt is accepted and flagged instead, see QPSolution.status).
 """
 
@@ -114,27 +115,27 @@ class WorkingSet:
                               slack=np.zeros(len(self.group_bounds)), dual_objective=0.0,
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
         active_groups = np.unique(self._groups)
-        use_primal = self.n_features + len(active_groups) < len(self)
+        primal_first = self.n_features + len(active_groups) < len(self)
+        forms = (self._solve_primal, self._solve_dual) if primal_first else \
+            (self._solve_dual, self._solve_primal)
         scale = max(float(np.max(np.diag(self._gram), initial=0.0)), 1.0)
         last_error = "no attempt"
         fallback = None
         for ridge in _RIDGES:
-            try:
-                sol = (self._solve_primal if use_primal else self._solve_dual)(
-                    active_groups, ridge * scale)
-            except (ValueError, ArithmeticError) as exc:  # cvxopt: singular KKT system
-                last_error = str(exc)
-                continue
-            if sol is None:
-                continue
-            if sol.status == "optimal":
-                return sol
-            fallback = sol
+            for form in forms:  # the smaller form first; the other when cvxopt refuses it
+                try:
+                    sol = form(active_groups, ridge * scale)
+                except (ValueError, ArithmeticError) as exc:  # cvxopt: singular KKT system
+                    last_error = str(exc)
+                    continue
+                if sol is not None and sol.status == "optimal":
+                    return sol
+                fallback = fallback or sol
         if fallback is not None:
             return fallback
         raise QPError(
-            f"the {'primal' if use_primal else 'dual'} QP over {len(self)} constraints could "
-            f"not be solved even with a ridge of {_RIDGES[-1]:g}: {last_error}")
+            f"the QP over {len(self)} constraints could not be solved in either form, even "
+            f"with a ridge of {_RIDGES[-1]:g}: {last_error}")
 
     # -- the two forms ---------------------------------------------------------------------
 
@@ -158,7 +159,9 @@ class WorkingSet:
         quadratic = self._gram + ridge * np.eye(k)
         inequalities = np.vstack([-np.eye(k), membership])
         bounds = np.concatenate([np.zeros(k), self.group_bounds[active_groups]])
-        free = ~self.regularized
+        # free components that no constraint touches add the void equation 0 = 0: leave them
+        # out (they stay 0 in w); cvxopt needs the equality matrix to have full row rank
+        free = ~self.regularized & np.any(self._vectors != 0, axis=0)
         equality = {}
         if free.any():
             equality = {"A": matrix(self._vectors[:, free].T.copy()),

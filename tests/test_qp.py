@@ -83,3 +83,26 @@ def test_incremental_gram_matrix_and_removal():
     ws.remove(keep)
     np.testing.assert_allclose(ws.vectors, vectors)
     np.testing.assert_allclose(ws._gram, vectors @ vectors.T)
+
+
+def test_free_component_untouched_by_every_constraint_is_solvable():
+    """A bias no constraint involves (its column of the working set is 0) made the dual's
+    equality rows rank-deficient, which cvxopt refuses; it must solve, with that component 0."""
+    regularized = np.array([True, True, False])
+    ws = WorkingSet(3, [1.0], regularized)
+    ws.add([0], [[1.0, 0.5, 0.0]], [1.0])
+    for sol in (ws._solve_dual(np.unique(ws.groups), 0.0), ws.solve()):
+        assert sol.status in ("optimal", "inaccurate")
+        # min 1/2 |w|^2 + xi s.t. w.(1, .5) >= 1 - xi: w = t (1, .5), t = min(1/1.25, 1)
+        np.testing.assert_allclose(sol.w, [0.8, 0.4, 0.0], atol=1e-6)
+
+
+def test_cvxopt_refusing_one_form_falls_back_to_the_other(monkeypatch):
+    ws = _random_working_set(3, n_constraints=12, n_features=4, n_groups=2, bound=1.0)
+    expected = ws.solve().w
+
+    def refuse(*args, **kwargs):
+        raise ValueError("Rank(A) < p or Rank([P; A; G]) < n")
+
+    monkeypatch.setattr(ws, "_solve_dual", refuse)
+    np.testing.assert_allclose(ws.solve().w, expected, atol=1e-6)
