@@ -10,7 +10,7 @@ grid search per fold, and W/L counts with a Wilcoxon test of SVM-MAP against eac
 the per-query test AP of all folds (each query is tested in exactly one fold).
 
     python -m svmmap.experiments.letor --data ../shared/data/OHSUMED --out results/ohsumed \\
-        [--methods svm-map,svm-roc,...] [--grid 0.1,1,10] [--grid adarank=10,50] [--folds 1,2]
+        [--methods svm-map,svm-roc,...] [--grid 0.1,1,10] [--grid adarank-map=10,50] [--folds 1,2]
 
 Writes ``letor.md``, ``letor.csv`` (one row per method and fold, and the means) and
 ``letor.json`` (also per-query test AP and 11-point precision-recall curves, for

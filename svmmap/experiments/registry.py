@@ -107,9 +107,10 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     return Method(name, label, factory, C_GRID, "C")
 
 
-def _external(name, label, module, cls, param_names, grid, param):
+def _external(name, label, module, cls, param_names, grid, param, **fixed):
     """An estimator class ``module.cls`` whose hyper-parameter is the first of
-    ``param_names`` its constructor accepts; None if the module or class is missing."""
+    ``param_names`` its constructor accepts (``fixed``: further constructor arguments);
+    None if the module or class is missing."""
     try:
         klass = getattr(importlib.import_module(module), cls)
     except (ImportError, AttributeError):
@@ -118,7 +119,7 @@ def _external(name, label, module, cls, param_names, grid, param):
     keyword = next((p for p in param_names if p in accepted), None)
     if keyword is None:
         return None
-    return Method(name, label, lambda value: klass(**{keyword: value}), grid, param)
+    return Method(name, label, lambda value: klass(**fixed, **{keyword: value}), grid, param)
 
 
 def _best_feature():
@@ -141,9 +142,12 @@ CANDIDATES = {
     "svm-acc3": lambda n_bins: _svm("svm-acc3", "SVM-ACC3", "acc", n_bins,
                                     per_query="percentile"),
     "svm-acc4": lambda n_bins: _svm("svm-acc4", "SVM-ACC4", "acc", n_bins, per_query="minmax"),
-    "adarank": lambda n_bins: _external("adarank", "AdaRank", "svmmap.baselines", "AdaRank",
-                                 ("max_rounds", "n_rounds"), ROUNDS_GRID,
-                                 "rounds"),
+    "adarank-map": lambda n_bins: _external("adarank-map", "AdaRank.MAP", "svmmap.baselines",
+                                            "AdaRank", ("max_rounds",), ROUNDS_GRID, "rounds",
+                                            measure="map"),
+    "adarank-ndcg": lambda n_bins: _external("adarank-ndcg", "AdaRank.NDCG",
+                                             "svmmap.baselines", "AdaRank", ("max_rounds",),
+                                             ROUNDS_GRID, "rounds", measure="ndcg"),
     "rankboost": lambda n_bins: _external("rankboost", "RankBoost", "svmmap.baselines",
                                           "RankBoost",
                                    ("n_rounds",), ROUNDS_GRID,
