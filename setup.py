@@ -52,7 +52,7 @@ setup(
     install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3"],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ruff==0.17.5",
-                 "matplotlib>=3.5"],
+                 "matplotlib>=3.5", "scikit-learn>=1.1"],
         "plot": ["matplotlib>=3.5"],
     },
     entry_points={

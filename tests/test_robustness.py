@@ -183,7 +183,7 @@ def test_qp_failure_is_reported_not_returned(monkeypatch):
     monkeypatch.setattr(qp_module.solvers, "qp", failing_qp)
     ws = WorkingSet(2, [1.0])
     ws.add([0], [[1.0, 0.0]], [1.0])
-    with pytest.raises(QPError, match="could not be solved even with a ridge"):
+    with pytest.raises(QPError, match="could not be solved in either form"):
         ws.solve()
 
 
