@@ -29,9 +29,9 @@ class SVMMap(ParamsMixin):
     where n counts the queries that carry constraints (at least one relevant and one
     non-relevant document) -- the SVMstruct 3.x / SVMrank convention.  The original SVM-MAP
     release (built on SVMstruct 2.50) used C without the 1/n: its ``-c C`` corresponds to
-    ``C * n`` here.  For ``loss="acc"`` the examples are documents instead: the objective is
-    the standard soft-margin SVM 1/2 |w|^2 + C/n sum_d c_d hinge_d with a free bias b and n
-    the number of training documents (svmmap.plugins.accuracy.AccuracyPlugin).
+    ``C * n`` here.  For ``loss="acc"`` the objective is the standard soft-margin SVM
+    1/2 |w|^2 + C/n sum_d c_d hinge_d with a free bias b, where n counts all training
+    *documents* (svmmap.plugins.accuracy.AccuracyPlugin).
 
     Parameters
     ----------
