@@ -115,10 +115,14 @@ class CuttingPlaneLearner:
         with the best w seen so far and status "max_iter" / "max_time" (the time limit is
         checked between iterations, after at least one).
     log : optional callable taking one string, called once per iteration with a progress line.
+    prune_after : drop a constraint whose multiplier has been 0 for this many consecutive
+        QP solves (as SVMstruct does); None keeps every constraint.  Dropping inactive
+        constraints leaves the current QP optimum unchanged; a dropped one that matters again
+        is found again by the oracle.
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, formulation="1-slack", max_iter=None,
-                 max_time=None, log=None):
+                 max_time=None, log=None, prune_after=50):
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
@@ -131,6 +135,7 @@ class CuttingPlaneLearner:
         self.max_iter = max_iter
         self.max_time = max_time
         self.log = log
+        self.prune_after = prune_after
 
     def fit(self, model):
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
@@ -148,6 +153,7 @@ class CuttingPlaneLearner:
         w = np.zeros(model.n_features)
         dual = 0.0
         history = []
+        idle = np.zeros(0, dtype=np.int64)  # consecutive solves each constraint had alpha = 0
         start = time.perf_counter()
         oracle_total = qp_total = 0.0
         best = (math.inf, w, math.inf)
@@ -184,6 +190,7 @@ class CuttingPlaneLearner:
                     solution = working_set.solve()
                     qp_seconds = time.perf_counter() - tick
                     w, dual = solution.w, solution.dual_objective
+                    idle = self._prune(working_set, solution.alpha, idle, bounds)
                 record = IterationRecord(
                     iteration=iteration, seconds=time.perf_counter() - start,
                     primal_objective=primal, dual_objective=dual, max_violation=max_violation,
@@ -212,6 +219,18 @@ class CuttingPlaneLearner:
             iterations=iteration, working_set_size=len(working_set),
             seconds=time.perf_counter() - start, oracle_seconds=oracle_total,
             qp_seconds=qp_total, history=history)
+
+    def _prune(self, working_set, alpha, idle, bounds):
+        """Update the idle counts (new constraints start at 0) and drop the constraints idle
+        for ``prune_after`` solves; return the counts of those kept."""
+        idle = np.concatenate([idle, np.zeros(len(alpha) - len(idle), dtype=np.int64)])
+        idle = np.where(alpha > 1e-10 * np.max(bounds), 0, idle + 1)
+        if self.prune_after is None:
+            return idle
+        keep = idle < self.prune_after
+        if not keep.all():
+            working_set.remove(keep)
+        return idle[keep]
 
 
 def _progress_line(record):

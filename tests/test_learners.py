@@ -142,3 +142,14 @@ def test_interrupt_returns_the_best_model_so_far():
 def test_bad_parameters_are_rejected(bad):
     with pytest.raises(ValueError):
         CuttingPlaneLearner(**bad)
+
+
+def test_pruning_inactive_constraints_keeps_the_optimum():
+    X, y, qid = random_collection(seed=6, n_queries=25, docs=(10, 40), n_features=8)
+    plugin = _plugin(X, y, qid)
+    C, epsilon = 1000.0, 1e-3
+    full = CuttingPlaneLearner(C=C, epsilon=epsilon, prune_after=None).fit(plugin)
+    pruned = CuttingPlaneLearner(C=C, epsilon=epsilon, prune_after=5).fit(plugin)
+    assert full.converged and pruned.converged
+    assert pruned.working_set_size < full.working_set_size
+    assert abs(pruned.primal_objective - full.primal_objective) <= C * epsilon
