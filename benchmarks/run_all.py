@@ -1,0 +1,36 @@
+"""Reproduce every committed benchmark result under benchmarks/results/.
+
+    python benchmarks/run_all.py
+
+Each script prints its tables and writes results/<name>.md and .json; see the script's own
+docstring for what it measures.  The experiment tables (letor_*, trials_*) come from the
+commands recorded at the top of each of their .md files.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = [
+    ["oracle_pass.py"],
+    ["ohsumed_svmmap.py"],
+    ["ohsumed_baselines.py", "OHSUMED", "MQ2008"],
+    ["baselines_fold1.py"],
+]
+
+
+def main():
+    failed = []
+    for script, *args in SCRIPTS:
+        if not (HERE / script).exists():
+            continue
+        print(f"== {script} {' '.join(args)}", flush=True)
+        if subprocess.run([sys.executable, str(HERE / script), *args], cwd=HERE).returncode:
+            failed.append(script)
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
