@@ -49,13 +49,19 @@ def pass_vs_bound(quick):
     for layout in ("dense", "csr"):
         X = collection.X if layout == "dense" else sp.csr_matrix(collection.X)
         kernel_X = X if layout == "dense" else csr_for_kernels(X)
-        bound = best_time(lambda M: np.argsort(M @ w), repeats, X)
+        # interleaved, so that the bound and both passes see the same machine state
+        best = {"bound": np.inf, 1: np.inf, 2: np.inf}
+        for _ in range(repeats):
+            best["bound"] = min(best["bound"], best_time(lambda M: np.argsort(M @ w), 1, X))
+            for threads in (1, 2):
+                best[threads] = min(best[threads], best_time(
+                    map_constraints, 1, kernel_X, w, collection.relevant, collection.ptr,
+                    "divide", threads))
         for threads in (1, 2):
-            seconds = best_time(map_constraints, repeats, kernel_X, w, collection.relevant,
-                                collection.ptr, "divide", threads)
             rows.append({"layout": layout, "threads": threads, "documents": X.shape[0],
-                         "queries": collection.n_queries, "pass_ms": seconds * 1e3,
-                         "bound_ms": bound * 1e3, "ratio": seconds / bound})
+                         "queries": collection.n_queries, "pass_ms": best[threads] * 1e3,
+                         "bound_ms": best["bound"] * 1e3,
+                         "ratio": best[threads] / best["bound"]})
     lines = ["| X | threads | documents | queries | fused pass (ms) | X@w + argsort (ms) | "
              "ratio |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['layout']} | {r['threads']} | {r['documents']} | {r['queries']} | "
