@@ -97,6 +97,7 @@ class QueryCollection:
         """Split off the queries that carry constraints (at least one relevant and one
         non-relevant document).  Returns (collection, n_without_relevant, n_all_relevant)."""
         n_rel, n_non = self.relevant_counts()
-        keep = np.flatnonzero((n_rel > 0) & (n_non > 0))
-        return (self.subset(keep), int(np.sum(n_rel == 0)),
+        usable = (n_rel > 0) & (n_non > 0)
+        trainable = self if usable.all() else self.subset(np.flatnonzero(usable))  # no copy
+        return (trainable, int(np.sum(n_rel == 0)),
                 int(np.sum((n_rel > 0) & (n_non == 0))))
