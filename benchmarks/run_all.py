@@ -14,6 +14,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SCRIPTS = [
     ["oracle_pass.py"],
+    ["scaling.py"],
     ["ohsumed_svmmap.py"],
     ["ohsumed_baselines.py", "OHSUMED", "MQ2008"],
     ["baselines_fold1.py"],

@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import oracle_pass  # noqa: E402
+import scaling  # noqa: E402
 import synthetic  # noqa: E402
 
 
@@ -28,3 +29,13 @@ def test_synthetic_collection_is_letor_shaped():
     assert X.shape == (len(y), 46) and len(qid) <= 5000
     assert sizes.min() >= 20 and sizes.max() <= 200
     assert 0.2 < y.mean() < 0.3
+
+
+def test_scaling_benchmark_runs_each_size_in_its_own_process(tmp_path, monkeypatch):
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    rows = scaling.main(["--sizes", "400,3000", "--features", "12"])
+    assert [r["features"] for r in rows] == [12, 12]
+    assert rows[0]["documents"] < rows[1]["documents"] <= 3000
+    assert all(r["peak_bytes"] > r["x_bytes"] > 0 and r["iterations"] >= 1 for r in rows)
