@@ -35,7 +35,7 @@ def test_scaling_benchmark_runs_each_size_in_its_own_process(tmp_path, monkeypat
     import _common
 
     monkeypatch.setattr(_common, "RESULTS", tmp_path)
-    rows = scaling.main(["--sizes", "400,3000", "--features", "12"])
+    rows = scaling.main(["--sizes", "300,3000", "--features", "12"])
     assert [r["features"] for r in rows] == [12, 12]
     assert rows[0]["documents"] < rows[1]["documents"] <= 3000
     assert all(r["peak_bytes"] > r["x_bytes"] > 0 and r["iterations"] >= 1 for r in rows)
