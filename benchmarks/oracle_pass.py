@@ -7,7 +7,10 @@
 2. Algorithm 2 on single queries of growing |P| x |N|: the divide and conquer over the
    monotone opt_j against the plain scan.
 
-    python benchmarks/oracle_pass.py [--quick]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/oracle_pass.py [--quick]
+
+(One BLAS thread: a multi-threaded ``X @ w`` and the kernels' OpenMP threads otherwise compete
+for the same cores and the comparison measures the contention.)
 """
 
 import argparse
@@ -107,7 +110,8 @@ def main(argv=None):
                 + pass_table + "\n\n## Algorithm 2: divide and conquer vs plain scan, one query"
                 "\n\n" + oracle_table)
     name = "oracle_pass_quick" if args.quick else "oracle_pass"
-    command = "python benchmarks/oracle_pass.py" + (" --quick" if args.quick else "")
+    command = "OPENBLAS_NUM_THREADS=1 python benchmarks/oracle_pass.py" + \
+        (" --quick" if args.quick else "")
     record(name, command, {"pass": pass_rows, "oracle": oracle_rows}, markdown)
     return pass_rows, oracle_rows
 
