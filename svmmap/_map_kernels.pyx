@@ -21,7 +21,6 @@ import numpy as np
 import scipy.sparse as sp
 
 cimport cython
-from libc.stdlib cimport calloc, free
 from cython.parallel cimport prange, threadid
 
 from ._query_core cimport (
@@ -34,9 +33,10 @@ from ._query_core cimport (
     dense_accumulate,
     dense_scores,
     split_sorted,
-    workspace_delete,
-    workspace_new,
+    delete_workspaces,
+    new_workspaces,
 )
+from ._kernel_inputs import checked_query_arrays
 
 
 cdef void _ranked_interleaving(const ScoredDoc *rel, Py_ssize_t n_rel,
@@ -162,41 +162,6 @@ cdef double _most_violated_one(const double *scores, const unsigned char *releva
                                                 ws.counts, coef)
 
 
-cdef Workspace **_new_workspaces(int count, Py_ssize_t capacity) except NULL:
-    """One workspace per thread (indexed by ``threadid()``), each for ``capacity`` documents."""
-    cdef Workspace **workspaces = <Workspace **> calloc(count, sizeof(Workspace *))
-    cdef int t
-    if workspaces == NULL:
-        raise MemoryError("no memory for the per-query workspaces")
-    for t in range(count):
-        workspaces[t] = workspace_new(capacity)
-        if workspaces[t] == NULL:
-            _delete_workspaces(workspaces, count)
-            raise MemoryError("no memory for the per-query workspaces")
-    return workspaces
-
-
-cdef void _delete_workspaces(Workspace **workspaces, int count) noexcept:
-    cdef int t
-    for t in range(count):
-        workspace_delete(workspaces[t])
-    free(workspaces)
-
-
-def _checked(scores, relevant, ptr):
-    """Contiguous float64 / uint8 / intp copies of the inputs, with consistent lengths."""
-    scores = np.ascontiguousarray(scores, dtype=np.float64)
-    relevant = np.ascontiguousarray(relevant, dtype=np.uint8)
-    ptr = np.ascontiguousarray(ptr, dtype=np.intp)
-    if scores.shape[0] != relevant.shape[0]:
-        raise ValueError("scores and relevant differ in length")
-    if ptr.ndim != 1 or len(ptr) < 1 or ptr[0] != 0 or ptr[-1] != len(relevant):
-        raise ValueError("ptr must run from 0 to the number of documents")
-    if np.any(np.diff(ptr) < 0):
-        raise ValueError("ptr must be non-decreasing")
-    return scores, relevant, ptr
-
-
 def _harmonic_numbers(ptr):
     """H_0..H_{M+1} for the largest query size M."""
     largest = int(np.max(np.diff(ptr), initial=0))
@@ -232,7 +197,7 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
     """
     cdef bint use_scan = _method_is_scan(method)
-    s_arr, r_arr, p_arr = _checked(scores, relevant, ptr)
+    s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
     cdef const double[::1] s = s_arr
     cdef const unsigned char[::1] r = r_arr
     cdef const Py_ssize_t[::1] p = p_arr
@@ -244,7 +209,7 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     cdef double[::1] coef = coef_arr
     cdef double[::1] loss = loss_arr
     cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = _new_workspaces(threads, harmonic.shape[0])
+    cdef Workspace **workspaces = new_workspaces(threads, harmonic.shape[0])
     cdef Workspace *ws
     try:
         for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
@@ -253,7 +218,7 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
             loss[q] = _most_violated_one(&s[lo], &r[lo], p[q + 1] - lo, use_scan,
                                      &harmonic[0], ws, &coef[lo])
     finally:
-        _delete_workspaces(workspaces, threads)
+        delete_workspaces(workspaces, threads)
     return coef_arr[:-1], loss_arr
 
 
@@ -267,7 +232,7 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     or without a non-relevant document get coefficients 0 and AP 0 (no relevant document)
     or 1 (only relevant documents).
     """
-    s_arr, r_arr, p_arr = _checked(scores, relevant, ptr)
+    s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
     cdef const double[::1] s = s_arr
     cdef const unsigned char[::1] r = r_arr
     cdef const Py_ssize_t[::1] p = p_arr
@@ -278,7 +243,7 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     cdef double[::1] coef = coef_arr
     cdef double[::1] ap = ap_arr
     cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = _new_workspaces(threads, largest)
+    cdef Workspace **workspaces = new_workspaces(threads, largest)
     cdef Workspace *ws
     try:
         for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
@@ -297,7 +262,7 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
                 ap[q] = coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel,
                                                        size - n_rel, ws.counts, &coef[lo])
     finally:
-        _delete_workspaces(workspaces, threads)
+        delete_workspaces(workspaces, threads)
     return coef_arr[:-1], ap_arr
 
 
@@ -340,7 +305,7 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     cdef double[:, ::1] dpsi = dpsi_arr
     cdef Py_ssize_t k, n_rel
     cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = _new_workspaces(threads, harmonic.shape[0])
+    cdef Workspace **workspaces = new_workspaces(threads, harmonic.shape[0])
     cdef Workspace *ws
     try:
         for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
@@ -364,7 +329,7 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
             else:
                 dense_accumulate(&dense[0], n_features, lo, size, ws.coef, &dpsi[q, 0])
     finally:
-        _delete_workspaces(workspaces, threads)
+        delete_workspaces(workspaces, threads)
     return loss_arr, dpsi_arr[:, :n_features]
 
 

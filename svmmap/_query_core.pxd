@@ -53,6 +53,27 @@ cdef inline void workspace_delete(Workspace *ws) noexcept nogil:
     free(ws)
 
 
+cdef inline Workspace **new_workspaces(int count, Py_ssize_t capacity) except NULL:
+    """One workspace per thread (indexed by ``threadid()``), each for ``capacity`` documents."""
+    cdef Workspace **workspaces = <Workspace **> calloc(count, sizeof(Workspace *))
+    cdef int t
+    if workspaces == NULL:
+        raise MemoryError("no memory for the per-query workspaces")
+    for t in range(count):
+        workspaces[t] = workspace_new(capacity)
+        if workspaces[t] == NULL:
+            delete_workspaces(workspaces, count)
+            raise MemoryError("no memory for the per-query workspaces")
+    return workspaces
+
+
+cdef inline void delete_workspaces(Workspace **workspaces, int count) noexcept:
+    cdef int t
+    for t in range(count):
+        workspace_delete(workspaces[t])
+    free(workspaces)
+
+
 cdef inline Py_ssize_t count_relevant(const unsigned char *relevant,
                                       Py_ssize_t size) noexcept nogil:
     cdef Py_ssize_t k, n = 0

@@ -38,10 +38,18 @@ O(m log m) per query, without enumerating the |P||N| pairs.
 import numpy as np
 
 cimport cython
-from cython.parallel cimport prange
-from libc.stdlib cimport free, malloc
+from cython.parallel cimport prange, threadid
 
-from ._query_core cimport ScoredDoc, count_relevant, split_sorted
+from ._query_core cimport (
+    ScoredDoc,
+    Workspace,
+    count_relevant,
+    delete_workspaces,
+    new_workspaces,
+    split_sorted,
+)
+
+from ._kernel_inputs import checked_query_arrays
 
 
 cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
@@ -65,25 +73,6 @@ cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
     return swapped
 
 
-cdef int _check_inputs(double[::1] scores, unsigned char[::1] relevant,
-                       Py_ssize_t[::1] ptr) except -1:
-    if scores.shape[0] != relevant.shape[0]:
-        raise ValueError("scores and relevant differ in length")
-    if ptr.shape[0] < 1 or ptr[0] != 0 or ptr[ptr.shape[0] - 1] != scores.shape[0]:
-        raise ValueError("ptr must run from 0 to the number of documents")
-    cdef Py_ssize_t q
-    for q in range(ptr.shape[0] - 1):
-        if ptr[q + 1] < ptr[q]:
-            raise ValueError("ptr must be non-decreasing")
-    return 0
-
-
-def _as_arrays(scores, relevant, ptr):
-    return (np.ascontiguousarray(scores, dtype=np.float64),
-            np.ascontiguousarray(relevant, dtype=np.uint8),
-            np.ascontiguousarray(ptr, dtype=np.intp))
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def most_violated_roc(scores, relevant, ptr, int n_threads=1):
@@ -102,44 +91,40 @@ def most_violated_roc(scores, relevant, ptr, int n_threads=1):
     loss : float64 (n,), Delta_ROC(y*, y_hat), the fraction of swapped pairs
     Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
     """
-    s_arr, r_arr, p_arr = _as_arrays(scores, relevant, ptr)
-    cdef double[::1] s = s_arr
-    cdef unsigned char[::1] r = r_arr
-    cdef Py_ssize_t[::1] p = p_arr
-    _check_inputs(s, r, p)
+    s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
+    cdef const double[::1] s = s_arr
+    cdef const unsigned char[::1] r = r_arr
+    cdef const Py_ssize_t[::1] p = p_arr
     cdef Py_ssize_t n_queries = p.shape[0] - 1
-    coef_arr = np.zeros(s.shape[0], dtype=np.float64)
-    loss_arr = np.zeros(n_queries, dtype=np.float64)
+    coef_arr = np.zeros(s.shape[0] + 1)
+    loss_arr = np.zeros(n_queries)
     cdef double[::1] coef = coef_arr
     cdef double[::1] loss = loss_arr
-    cdef double *coef_ptr = &coef[0] if s.shape[0] > 0 else NULL
-    cdef Py_ssize_t q, lo, hi, size, n_rel, n_non, i, j
-    cdef ScoredDoc *docs
-    cdef Py_ssize_t *non_above
-    for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
-        lo = p[q]
-        hi = p[q + 1]
-        size = hi - lo
-        if size < 2:
-            continue
-        n_rel = count_relevant(&r[lo], size)
-        n_non = size - n_rel
-        if n_rel == 0 or n_non == 0:
-            continue
-        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
-        non_above = <Py_ssize_t *> malloc(n_rel * sizeof(Py_ssize_t))
-        split_sorted(&s[lo], &r[lo], size, n_rel, docs)
-        # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
-        j = 0
-        for i in range(n_rel):
-            while j < n_non and docs[i].score - docs[n_rel + j].score < 0.5:
-                j = j + 1
-            non_above[i] = j
-        loss[q] = _write_coefficients(docs, n_rel, docs + n_rel, n_non, non_above,
-                                      coef_ptr + lo) / (<double> n_rel * <double> n_non)
-        free(non_above)
-        free(docs)
-    return coef_arr, loss_arr
+    cdef Py_ssize_t q, lo, size, n_rel, n_non, i, j
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = new_workspaces(threads, _largest_query(p_arr))
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            size = p[q + 1] - lo
+            n_rel = count_relevant(&r[lo], size)
+            n_non = size - n_rel
+            if n_rel == 0 or n_non == 0:
+                continue
+            split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
+            # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
+            j = 0
+            for i in range(n_rel):
+                while j < n_non and ws.docs[i].score - ws.docs[n_rel + j].score < 0.5:
+                    j = j + 1
+                ws.counts[i] = j
+            loss[q] = _write_coefficients(ws.docs, n_rel, ws.docs + n_rel, n_non, ws.counts,
+                                          &coef[lo]) / (<double> n_rel * <double> n_non)
+    finally:
+        delete_workspaces(workspaces, threads)
+    return coef_arr[:-1], loss_arr
 
 
 @cython.boundscheck(False)
@@ -154,38 +139,42 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     non-relevant j is ranked above relevant i.  Queries without a relevant or without a
     non-relevant document get loss 0.
     """
-    s_arr, r_arr, p_arr = _as_arrays(scores, relevant, ptr)
-    cdef double[::1] s = s_arr
-    cdef unsigned char[::1] r = r_arr
-    cdef Py_ssize_t[::1] p = p_arr
-    _check_inputs(s, r, p)
+    s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
+    cdef const double[::1] s = s_arr
+    cdef const unsigned char[::1] r = r_arr
+    cdef const Py_ssize_t[::1] p = p_arr
     cdef Py_ssize_t n_queries = p.shape[0] - 1
-    loss_arr = np.zeros(n_queries, dtype=np.float64)
+    loss_arr = np.zeros(n_queries)
     cdef double[::1] loss = loss_arr
-    cdef Py_ssize_t q, lo, hi, size, n_rel, n_non, i, j
+    cdef Py_ssize_t q, lo, size, n_rel, n_non, i, j
     cdef double swapped
-    cdef ScoredDoc *docs
     cdef ScoredDoc *non
-    for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=max(n_threads, 1)):
-        lo = p[q]
-        hi = p[q + 1]
-        size = hi - lo
-        if size < 2:
-            continue
-        n_rel = count_relevant(&r[lo], size)
-        n_non = size - n_rel
-        if n_rel == 0 or n_non == 0:
-            continue
-        docs = <ScoredDoc *> malloc(size * sizeof(ScoredDoc))
-        split_sorted(&s[lo], &r[lo], size, n_rel, docs)
-        non = docs + n_rel
-        swapped = 0.0
-        j = 0
-        for i in range(n_rel):
-            while j < n_non and (non[j].score > docs[i].score or (
-                    non[j].score == docs[i].score and non[j].index < docs[i].index)):
-                j = j + 1
-            swapped = swapped + j
-        loss[q] = swapped / (<double> n_rel * <double> n_non)
-        free(docs)
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = new_workspaces(threads, _largest_query(p_arr))
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            size = p[q + 1] - lo
+            n_rel = count_relevant(&r[lo], size)
+            n_non = size - n_rel
+            if n_rel == 0 or n_non == 0:
+                continue
+            split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
+            non = ws.docs + n_rel
+            swapped = 0.0
+            j = 0
+            for i in range(n_rel):
+                while j < n_non and (non[j].score > ws.docs[i].score or (
+                        non[j].score == ws.docs[i].score and non[j].index < ws.docs[i].index)):
+                    j = j + 1
+                swapped = swapped + j
+            loss[q] = swapped / (<double> n_rel * <double> n_non)
+    finally:
+        delete_workspaces(workspaces, threads)
     return loss_arr
+
+
+def _largest_query(ptr):
+    return int(np.max(np.diff(ptr), initial=0))
