@@ -1,4 +1,5 @@
-"""Build script: compiles every Cython module under svmmap/ and installs the console scripts."""
+"""Build script: compiles every Cython module under svmmap/ and svmstruct_api/ and installs the
+console scripts."""
 
 import os
 import sys
@@ -17,14 +18,15 @@ OPENMP_FLAGS = ["-fopenmp"] if USE_OPENMP else []
 
 extensions = [
     Extension(
-        f"svmmap.{pyx.stem}",
+        f"{package}.{pyx.stem}",
         [str(pyx.relative_to(HERE))],
-        include_dirs=[numpy.get_include(), "svmmap"],
+        include_dirs=[numpy.get_include(), package],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", *OPENMP_FLAGS],
         extra_link_args=OPENMP_FLAGS,
     )
-    for pyx in sorted((HERE / "svmmap").glob("*.pyx"))
+    for package in ("svmmap", "svmstruct_api")
+    for pyx in sorted((HERE / package).glob("*.pyx"))
 ]
 
 setup(
@@ -52,7 +54,7 @@ setup(
     install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3"],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ruff==0.17.5",
-                 "matplotlib>=3.5", "scikit-learn>=1.1"],
+                 "matplotlib>=3.5", "scikit-learn>=1.1", "lightgbm>=4"],
         "plot": ["matplotlib>=3.5"],
     },
     entry_points={

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from svmstruct_api.qp import QPError
+from svmstruct_api.qp import QP_SOLVERS, QPError
 
 from . import metrics
 from .atomic import write_text_atomically
@@ -103,6 +103,9 @@ def _learn_parser():
                         help="stop after this many seconds (model marked not converged)")
     parser.add_argument("--threads", type=_positive_int, default=1,
                         help="threads for the per-query oracle loop (default 1)")
+    parser.add_argument("--qp-solver", choices=QP_SOLVERS, default="smo",
+                        help="working-set QP: warm-started SMO with cvxopt behind it (default) "
+                             "or cvxopt alone")
     parser.add_argument("--oracle", choices=ORACLES, default="divide",
                         help="Algorithm 2 variant: exact divide and conquer (default) or the "
                              "plain scan")
@@ -190,7 +193,7 @@ def learn_main(argv=None):
                        algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                        max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
                        verbose=1 if args.verbose >= 2 else 0, features=features,
-                       cost_ratio=cost_ratio)
+                       cost_ratio=cost_ratio, qp_solver=args.qp_solver)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(X, y, qid)

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from svmstruct_api.learner import FORMULATIONS, CuttingPlaneLearner
+from svmstruct_api.qp import QP_SOLVERS
 
 from . import metrics
 from .collection import QueryCollection, check_features
@@ -39,7 +40,8 @@ class SVMMap(ParamsMixin):
     loss : "map" (Delta = 1 - AP), "roc" (Delta = 1 - ROC-area, the paper's SVM-ROC) or
         "acc" (a classification SVM with bias, relevant = +1: the paper's SVM-ACC).
     epsilon : tolerance on constraint violation; training stops when no constraint is violated
-        by more than epsilon, so the objective is within C * epsilon of the optimum.
+        by more than epsilon, so the objective is within 1.01 C * epsilon of the optimum
+        (the 0.01: each working-set QP is solved to a gap of 1% of C * epsilon).
     algorithm : "1-slack" (Joachims, Finley & Yu 2009) or "n-slack" (the paper's Algorithm 1).
     max_iter, max_time : optional limits on cutting-plane iterations / seconds.
     n_threads : threads for the per-query oracle loop.
@@ -51,6 +53,8 @@ class SVMMap(ParamsMixin):
     cost_ratio : loss="acc" only: J, the cost of a false negative relative to a false
         positive (SVM-light's ``-j``; the paper's ACC2), or "balanced" for #non-relevant /
         #relevant training documents.  Default 1.
+    qp_solver : "smo" (default: the warm-started SMO of svmstruct_api._simplex_qp when the
+        QP's dual is its smaller form, cvxopt otherwise and as its fallback) or "cvxopt".
 
     Attributes (after fit)
     ----------------------
@@ -66,7 +70,7 @@ class SVMMap(ParamsMixin):
 
     def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
                  max_time=None, n_threads=1, oracle="divide", verbose=0, features=None,
-                 cost_ratio=1.0):
+                 cost_ratio=1.0, qp_solver="smo"):
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -78,12 +82,15 @@ class SVMMap(ParamsMixin):
         self.verbose = verbose
         self.features = features
         self.cost_ratio = cost_ratio
+        self.qp_solver = qp_solver
 
     def _check_params(self):
         if self.loss not in PLUGINS:
             raise ValueError(f"loss must be one of {sorted(PLUGINS)}, got {self.loss!r}")
         if self.algorithm not in FORMULATIONS:
             raise ValueError(f"algorithm must be one of {FORMULATIONS}, got {self.algorithm!r}")
+        if self.qp_solver not in QP_SOLVERS:
+            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
         if self.oracle not in ORACLES:
             raise ValueError(f"oracle must be one of {ORACLES}, got {self.oracle!r}")
         if self.features is not None and not isinstance(self.features, BinnedFeatureMap):
@@ -124,7 +131,8 @@ class SVMMap(ParamsMixin):
         plugin = self._plugin(trainable)
         learner = CuttingPlaneLearner(
             C=self.C, epsilon=self.epsilon, formulation=self.algorithm, max_iter=self.max_iter,
-            max_time=self.max_time, log=print if self.verbose else None)
+            max_time=self.max_time, log=print if self.verbose else None,
+            qp_solver=self.qp_solver)
         result = learner.fit(plugin)
         if self.verbose:
             print(result.report())

@@ -20,7 +20,8 @@ every working-set QP.
   the most violated one is violated by at most epsilon.
 
 At termination both satisfy every constraint of the full problem up to epsilon, so
-P(w) <= P* + C epsilon; the two reach the same optimum.
+P(w) <= P* + C epsilon + delta, delta the duality gap the last working-set QP was solved to
+(1% of C epsilon, see ``qp_solver``); the two reach the same optimum.
 """
 
 import math
@@ -29,9 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .qp import WorkingSet
+from .qp import QP_SOLVERS, WorkingSet
 
 FORMULATIONS = ("n-slack", "1-slack")
+#: each working-set QP is solved to a duality gap of this fraction of C * epsilon
+_QP_GAP_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -119,10 +122,13 @@ class CuttingPlaneLearner:
         QP solves (as SVMstruct does); None keeps every constraint.  Dropping inactive
         constraints leaves the current QP optimum unchanged; a dropped one that matters again
         is found again by the oracle.
+    qp_solver : "smo" (default) or "cvxopt": see svmstruct_api.qp.WorkingSet.  SMO solves
+        each QP to a duality gap of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at
+        termination P(w) <= P* + 1.01 C epsilon.
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, formulation="1-slack", max_iter=None,
-                 max_time=None, log=None, prune_after=50):
+                 max_time=None, log=None, prune_after=50, qp_solver="smo"):
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
@@ -136,6 +142,9 @@ class CuttingPlaneLearner:
         self.max_time = max_time
         self.log = log
         self.prune_after = prune_after
+        if qp_solver not in QP_SOLVERS:
+            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
+        self.qp_solver = qp_solver
 
     def fit(self, model):
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
@@ -149,7 +158,7 @@ class CuttingPlaneLearner:
         reg = np.asarray(model.regularized, dtype=bool)
         one_slack = self.formulation == "1-slack"
         bounds = [self.C] if one_slack else np.full(n, self.C / n)
-        working_set = WorkingSet(model.n_features, bounds, reg)
+        working_set = WorkingSet(model.n_features, bounds, reg, solver=self.qp_solver)
         w = np.zeros(model.n_features)
         dual = 0.0
         history = []
@@ -187,7 +196,7 @@ class CuttingPlaneLearner:
                 if new is not None:
                     working_set.add(*new)
                     tick = time.perf_counter()
-                    solution = working_set.solve()
+                    solution = working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon)
                     qp_seconds = time.perf_counter() - tick
                     w, dual = solution.w, solution.dual_objective
                     idle = self._prune(working_set, solution.alpha, idle, bounds)

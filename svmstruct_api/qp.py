@@ -1,4 +1,4 @@
-"""The working-set QP of the cutting-plane learners, solved with cvxopt.
+"""The working-set QP of the cutting-plane learners: warm-started SMO, and cvxopt.
 
 Constraints k = 1..K, each attached to a slack group g(k) with bound C_g, read
 w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
@@ -11,18 +11,28 @@ w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
     s.t.  sum_{k in g} alpha_k <= C_g  for every g,   sum_k alpha_k a_k[U] = 0,           (D)
 
 with K_kl = a_k[R].a_l[R] and w_R = sum_k alpha_k a_k[R].  n-slack has one group per example
-(C_g = C/n), 1-slack a single group (C_g = C).  Whichever form has fewer variables is solved:
-(P) has dim(w) + #groups, (D) has K; the other form's solution is read off cvxopt's
-multipliers.  When cvxopt refuses one form (a singular KKT system) the other is tried, and a
-solve that is not optimal is retried with a small ridge added to the quadratic term; if all
-of that fails, QPError is raised (an
-almost-converged last attempt is accepted and flagged instead, see QPSolution.status).
+(C_g = C/n), 1-slack a single group (C_g = C).  The smaller form is solved:
+
+- (D), when K <= dim(w) + #groups and no free component is in play, by the warm-started SMO
+  of svmstruct_api._simplex_qp, starting from the previous solve's multipliers (a cutting-
+  plane iteration adds one or a few constraints, so the old alpha is nearly optimal; an
+  interior-point solve would cost O(K^3) per step from scratch).  SMO rounds alternate with
+  a Newton step on the face its support spans; it stops at the duality gap it is given
+  (the learners pass 1% of C * epsilon) or cvxopt's targets, and hands over to cvxopt when
+  its step budget runs out.
+- otherwise by cvxopt, in whichever form has fewer variables ((P): dim(w) + #groups, (D): K),
+  the other form's solution read off cvxopt's multipliers.  When cvxopt refuses one form (a
+  singular KKT system) the other is tried, and a solve that is not optimal is retried with a
+  small ridge added to the quadratic term; if all of that fails, QPError is raised (an
+  almost-converged last attempt is accepted and flagged instead, see QPSolution.status).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 from cvxopt import matrix, solvers
+
+from ._simplex_qp import smo_solve
 
 
 class QPError(RuntimeError):
@@ -33,6 +43,14 @@ _SOLVER_OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feas
                    "maxiters": 200}
 _RIDGES = (0.0, 1e-10, 1e-8, 1e-6)  # relative to the largest diagonal entry
 _ACCEPTABLE_RESIDUAL = 1e-6
+QP_SOLVERS = ("smo", "cvxopt")
+#: SMO stops at a duality gap of _SMO_ABS_GAP + _SMO_REL_GAP * |D(alpha)| (cvxopt's targets)
+_SMO_ABS_GAP = 1e-9
+_SMO_REL_GAP = 1e-9
+#: SMO's step budget before cvxopt takes over: this many steps per constraint, plus a floor
+_SMO_STEPS_PER_CONSTRAINT = 1000
+_SMO_MIN_STEPS = 10000
+_SMO_ROUND = 20
 
 
 @dataclass(frozen=True)
@@ -45,7 +63,7 @@ class QPSolution:
     dual_objective: float
     #: value of (P) at (w, slack)
     primal_objective: float
-    #: "primal" or "dual"
+    #: "smo", or cvxopt's "primal" or "dual"
     form: str
     #: "optimal", or "inaccurate" when only a near-optimal point was found (see module doc)
     status: str
@@ -53,69 +71,200 @@ class QPSolution:
 
 
 class WorkingSet:
-    """Growing set of constraints with an incrementally maintained Gram matrix."""
+    """Growing set of constraints with an incrementally maintained Gram matrix.
 
-    def __init__(self, n_features, group_bounds, regularized=None):
+    Rows live in buffers that double when full, so adding a constraint costs one row of
+    the Gram matrix (K inner products), not a copy of the whole matrix.  The multipliers of
+    the last solve are kept with their constraints: the next SMO solve starts from them.
+
+    ``solver``: "smo" (default) solves (D) by the warm-started SMO of
+    svmstruct_api._simplex_qp when no free component is in play, and falls back to cvxopt
+    when SMO has not reached its gap within its step budget; "cvxopt" always uses cvxopt.
+    """
+
+    def __init__(self, n_features, group_bounds, regularized=None, solver="smo"):
+        if solver not in QP_SOLVERS:
+            raise ValueError(f"solver must be one of {QP_SOLVERS}, got {solver!r}")
         self.n_features = n_features
         self.group_bounds = np.asarray(group_bounds, dtype=float)
         self.regularized = (np.ones(n_features, dtype=bool) if regularized is None
                             else np.asarray(regularized, dtype=bool))
-        self._vectors = np.empty((0, n_features))
-        self._losses = np.empty(0)
-        self._groups = np.empty(0, dtype=np.int64)
-        self._gram = np.empty((0, 0))
+        self.solver = solver
+        self._all_regularized = bool(self.regularized.all())
+        self._size = 0
+        self._allocate(16)
+
+    def _allocate(self, capacity):
+        """(Re)allocate the buffers with room for ``capacity`` constraints, keeping rows."""
+        n = self._size
+        vectors = np.empty((capacity, self.n_features))
+        gram = np.empty((capacity, capacity))
+        losses = np.empty(capacity)
+        groups = np.empty(capacity, dtype=np.intp)
+        alpha = np.zeros(capacity)
+        if n:
+            vectors[:n] = self._vector_buffer[:n]
+            gram[:n, :n] = self._gram_buffer[:n, :n]
+            losses[:n] = self._loss_buffer[:n]
+            groups[:n] = self._group_buffer[:n]
+            alpha[:n] = self._alpha_buffer[:n]
+        self._vector_buffer, self._gram_buffer = vectors, gram
+        self._loss_buffer, self._group_buffer, self._alpha_buffer = losses, groups, alpha
 
     def __len__(self):
-        return len(self._losses)
+        return self._size
 
     @property
     def vectors(self):
-        return self._vectors
+        return self._vector_buffer[:self._size]
 
     @property
     def losses(self):
-        return self._losses
+        return self._loss_buffer[:self._size]
 
     @property
     def groups(self):
-        return self._groups
+        return self._group_buffer[:self._size]
+
+    @property
+    def alpha(self):
+        """The multipliers of the last solve (0 for constraints added since)."""
+        return self._alpha_buffer[:self._size]
+
+    @property
+    def _gram(self):
+        return self._gram_buffer[:self._size, :self._size]
 
     def add(self, groups, vectors, losses):
         """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}."""
         vectors = np.atleast_2d(np.asarray(vectors, dtype=float))
-        if len(vectors) == 0:
+        added = len(vectors)
+        if added == 0:
             return
-        reg = self.regularized
-        cross = vectors[:, reg] @ self._vectors[:, reg].T
-        new = vectors[:, reg] @ vectors[:, reg].T
-        self._gram = np.block([[self._gram, cross.T], [cross, new]])
-        self._vectors = np.vstack([self._vectors, vectors])
-        self._losses = np.concatenate([self._losses, np.asarray(losses, dtype=float)])
-        self._groups = np.concatenate([self._groups, np.asarray(groups, dtype=np.int64)])
+        n, end = self._size, self._size + added
+        if end > len(self._loss_buffer):
+            self._allocate(max(2 * len(self._loss_buffer), end))
+        self._vector_buffer[n:end] = vectors
+        if self._all_regularized:
+            rows = vectors @ self._vector_buffer[:end].T
+        else:
+            reg = self.regularized
+            rows = vectors[:, reg] @ self._vector_buffer[:end, reg].T
+        self._gram_buffer[n:end, :end] = rows
+        self._gram_buffer[:n, n:end] = rows[:, :n].T
+        self._loss_buffer[n:end] = losses
+        self._group_buffer[n:end] = groups
+        self._alpha_buffer[n:end] = 0.0
+        self._size = end
 
     def remove(self, keep):
         """Keep only the constraints where the boolean mask ``keep`` is True."""
-        keep = np.asarray(keep, dtype=bool)
-        self._vectors = self._vectors[keep]
-        self._losses = self._losses[keep]
-        self._groups = self._groups[keep]
-        self._gram = self._gram[np.ix_(keep, keep)]
+        kept = np.flatnonzero(np.asarray(keep, dtype=bool))
+        m = len(kept)
+        self._vector_buffer[:m] = self._vector_buffer[kept]
+        self._gram_buffer[:m, :m] = self._gram_buffer[np.ix_(kept, kept)]
+        self._loss_buffer[:m] = self._loss_buffer[kept]
+        self._group_buffer[:m] = self._group_buffer[kept]
+        self._alpha_buffer[:m] = self._alpha_buffer[kept]
+        self._size = m
 
     def slacks(self, w):
         """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w."""
         slack = np.zeros(len(self.group_bounds))
         if len(self):
-            np.maximum.at(slack, self._groups, self._losses - self._vectors @ w)
+            np.maximum.at(slack, self.groups, self.losses - self.vectors @ w)
         return slack
 
-    def solve(self):
-        """Solve the restricted QP; raise QPError when cvxopt cannot."""
+    def solve(self, gap_tolerance=None):
+        """Solve the restricted QP; raise QPError when neither SMO nor cvxopt can.
+
+        ``gap_tolerance``: the duality gap SMO may stop at (default: cvxopt's targets,
+        1e-9 absolute plus 1e-9 relative).  The cutting-plane learners pass a fraction of
+        C * epsilon: a QP gap delta adds delta to the optimality bound P(w) <= P* + C eps.
+        """
         if len(self) == 0:
             return QPSolution(w=np.zeros(self.n_features), alpha=np.empty(0),
                               slack=np.zeros(len(self.group_bounds)), dual_objective=0.0,
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
-        active_groups = np.unique(self._groups)
-        primal_first = self.n_features + len(active_groups) < len(self)
+        solution = None
+        if self.solver == "smo" and self._dual_is_smaller() and \
+                not self._free_components_in_use():
+            solution = self._solve_smo(gap_tolerance)
+        if solution is None:
+            solution = self._solve_cvxopt()
+        self._alpha_buffer[:len(self)] = solution.alpha
+        return solution
+
+    def _dual_is_smaller(self):
+        """(D) has K variables, (P) dim(w) + #groups: with few features and many constraints,
+        G is rank-deficient, SMO crawls along its null space and cvxopt's small primal wins."""
+        return len(self) <= self.n_features + len(np.unique(self.groups))
+
+    def _free_components_in_use(self):
+        return not self._all_regularized and \
+            bool(np.any(self.vectors[:, ~self.regularized] != 0))
+
+    def _solve_smo(self, gap_tolerance):
+        """(D) by warm-started SMO; None when the step budget ran out before the gap closed."""
+        k = len(self)
+        abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
+            (gap_tolerance, 0.0)
+        alpha = self.alpha.copy()
+        # only the groups that hold constraints: their bounds, renumbered 0..G-1
+        active_groups, group_index = np.unique(self.groups, return_inverse=True)
+        group_index = group_index.astype(np.intp)
+        bounds = self.group_bounds[active_groups]
+        budget = _SMO_STEPS_PER_CONSTRAINT * k + _SMO_MIN_STEPS
+        while True:
+            steps, gap, objective = smo_solve(
+                self._gram_buffer, self.losses, group_index, bounds, alpha, abs_gap, rel_gap,
+                min(budget, _SMO_ROUND * k + 1000))
+            budget -= steps
+            if gap <= abs_gap + rel_gap * abs(objective):
+                break
+            if budget <= 0:
+                return None
+            self._newton_polish(alpha, group_index, bounds)
+        w = np.zeros(self.n_features)
+        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
+        return self._solution(w, alpha, self.slacks(w), "smo", "optimal", 0.0)
+
+    def _newton_polish(self, alpha, group_index, bounds):
+        """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
+        idx = np.flatnonzero(alpha > 0)
+        if len(idx) == 0:
+            return
+        gram = self._gram
+        grad = self.losses - gram @ alpha
+        mass = np.bincount(group_index, alpha, len(bounds))
+        groups = group_index[idx]
+        tight = np.unique(groups[bounds[groups] - mass[groups] <= 1e-9 * bounds[groups]])
+        m, t = len(idx), len(tight)
+        system = np.zeros((m + t, m + t))
+        system[:m, :m] = gram[np.ix_(idx, idx)]
+        membership = (groups[None, :] == tight[:, None]).astype(float)
+        system[:m, m:] = membership.T
+        system[m:, :m] = membership
+        rhs = np.concatenate([grad[idx], np.zeros(t)])
+        delta = np.linalg.lstsq(system, rhs, rcond=None)[0][:m]
+        growth = np.bincount(groups, delta, len(bounds))
+        if np.any(np.abs(growth[tight]) > 1e-9 * bounds[tight]):
+            return  # the face's equations are inconsistent: leave it to SMO
+        shrinking = delta < 0
+        step = min(1.0, np.min(-alpha[idx][shrinking] / delta[shrinking], initial=1.0))
+        filling = growth > 0
+        filling[tight] = False
+        step = min(step, np.min((bounds - mass)[filling] / growth[filling], initial=1.0))
+        new = np.maximum(alpha[idx] + step * delta, 0.0)
+        alpha[idx] = new
+        excess = np.bincount(groups, new, len(bounds)) / bounds
+        if np.any(excess > 1.0):  # rounding: scale the groups back onto their bounds
+            alpha[idx] = new / np.maximum(excess[groups], 1.0)
+
+    def _solve_cvxopt(self):
+        """(P) or (D), whichever is smaller, by cvxopt; the other form and ridges on refusal."""
+        active_groups = np.unique(self.groups)
+        primal_first = not self._dual_is_smaller()
         forms = (self._solve_primal, self._solve_dual) if primal_first else \
             (self._solve_dual, self._solve_primal)
         scale = max(float(np.max(np.diag(self._gram), initial=0.0)), 1.0)
@@ -141,7 +290,7 @@ class WorkingSet:
 
     def _group_rows(self, active_groups):
         """Index of each constraint's group among the active groups."""
-        return np.searchsorted(active_groups, self._groups)
+        return np.searchsorted(active_groups, self.groups)
 
     def _status(self, sol):
         if sol["status"] == "optimal":
@@ -161,12 +310,12 @@ class WorkingSet:
         bounds = np.concatenate([np.zeros(k), self.group_bounds[active_groups]])
         # free components that no constraint touches add the void equation 0 = 0: leave them
         # out (they stay 0 in w); cvxopt needs the equality matrix to have full row rank
-        free = ~self.regularized & np.any(self._vectors != 0, axis=0)
+        free = ~self.regularized & np.any(self.vectors != 0, axis=0)
         equality = {}
         if free.any():
-            equality = {"A": matrix(self._vectors[:, free].T.copy()),
+            equality = {"A": matrix(self.vectors[:, free].T.copy()),
                         "b": matrix(np.zeros(free.sum()))}
-        sol = solvers.qp(matrix(quadratic), matrix(-self._losses), matrix(inequalities),
+        sol = solvers.qp(matrix(quadratic), matrix(-self.losses), matrix(inequalities),
                          matrix(bounds), options=_SOLVER_OPTIONS, **equality)
         status = self._status(sol)
         if status is None:
@@ -174,7 +323,7 @@ class WorkingSet:
         alpha = np.maximum(np.array(sol["x"]).ravel(), 0.0)
         z = np.array(sol["z"]).ravel()
         w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self._vectors[:, self.regularized]
+        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
         if free.any():
             w[free] = np.array(sol["y"]).ravel()
         slack = np.zeros(len(self.group_bounds))
@@ -189,13 +338,13 @@ class WorkingSet:
         diag[:d] += ridge
         linear = np.concatenate([np.zeros(d), self.group_bounds[active_groups]])
         margin_rows = np.zeros((k, n_vars))
-        margin_rows[:, :d] = -self._vectors
+        margin_rows[:, :d] = -self.vectors
         margin_rows[np.arange(k), d + self._group_rows(active_groups)] = -1.0
         slack_rows = np.zeros((n_groups, n_vars))
         slack_rows[np.arange(n_groups), d + np.arange(n_groups)] = -1.0
         sol = solvers.qp(matrix(np.diag(diag)), matrix(linear),
                          matrix(np.vstack([margin_rows, slack_rows])),
-                         matrix(np.concatenate([-self._losses, np.zeros(n_groups)])),
+                         matrix(np.concatenate([-self.losses, np.zeros(n_groups)])),
                          options=_SOLVER_OPTIONS)
         status = self._status(sol)
         if status is None:
@@ -208,8 +357,8 @@ class WorkingSet:
 
     def _solution(self, w, alpha, slack, form, status, ridge):
         reg = self.regularized
-        w_reg = alpha @ self._vectors[:, reg]
-        dual = float(alpha @ self._losses - 0.5 * w_reg @ w_reg)
+        w_reg = alpha @ self.vectors[:, reg]
+        dual = float(alpha @ self.losses - 0.5 * w_reg @ w_reg)
         primal = float(0.5 * w[reg] @ w[reg] + self.group_bounds @ slack)
         return QPSolution(w=w, alpha=alpha, slack=slack, dual_objective=dual,
                           primal_objective=primal, form=form, status=status, ridge=ridge)

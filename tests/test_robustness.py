@@ -181,7 +181,7 @@ def test_qp_failure_is_reported_not_returned(monkeypatch):
         raise ValueError("Rank(A) < p or Rank([P; A; G]) < n")
 
     monkeypatch.setattr(qp_module.solvers, "qp", failing_qp)
-    ws = WorkingSet(2, [1.0])
+    ws = WorkingSet(2, [1.0], solver="cvxopt")
     ws.add([0], [[1.0, 0.0]], [1.0])
     with pytest.raises(QPError, match="could not be solved in either form"):
         ws.solve()
@@ -196,7 +196,7 @@ def test_qp_that_never_reaches_optimality_is_an_error(monkeypatch):
         return solution
 
     monkeypatch.setattr(qp_module.solvers, "qp", unfinished)
-    ws = WorkingSet(2, [1.0])
+    ws = WorkingSet(2, [1.0], solver="cvxopt")
     ws.add([0], [[1.0, 0.0]], [1.0])
     with pytest.raises(QPError):
         ws.solve()
