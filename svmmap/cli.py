@@ -27,7 +27,9 @@ from .estimator import ORACLES, PLUGINS, SVMMap
 from .features import BinnedFeatureMap
 from .io import load_svmlight
 
-ALGORITHMS = {0: "n-slack", 3: "1-slack"}
+ALGORITHMS = {0: "n-slack", 3: "1-slack", 4: "1-slack"}
+#: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
+DEFAULT_CACHE_SIZE = 5
 #: the paper's repairs of SVM-ACC: 2 weighs false negatives (cost ratio), 3 and 4 bin
 #: within-query percentiles / min-max normalised scores
 ACC_VARIANTS = (2, 3, 4)
@@ -91,7 +93,11 @@ def _learn_parser():
     parser.add_argument("-e", dest="epsilon", type=_positive_float, default=1e-3,
                         help="tolerance on constraint violation (default 0.001)")
     parser.add_argument("-w", dest="algorithm", type=int, choices=sorted(ALGORITHMS), default=3,
-                        help="0: n-slack (the paper's Algorithm 1), 3: 1-slack (default)")
+                        help="0: n-slack (the paper's Algorithm 1), 3: 1-slack (default), "
+                             "4: 1-slack with the constraint cache")
+    parser.add_argument("--cache-size", type=_positive_int, default=None, metavar="N",
+                        help=f"-w 4: outputs remembered per query (default "
+                             f"{DEFAULT_CACHE_SIZE})")
     parser.add_argument("-l", dest="loss", choices=sorted(PLUGINS), default="map",
                         help="loss to optimise: map (1 - AP, default), roc (1 - ROC-area) or "
                              "acc (classification error, SVM with bias)")
@@ -136,6 +142,8 @@ def _learn_options(parser, args):
         parser.error("--acc-variant and --cost-ratio apply to -l acc only")
     per_query = PER_QUERY.get(args.acc_variant)
     n_thresholds = args.n_thresholds or (DEFAULT_THRESHOLDS if per_query else None)
+    if args.cache_size is not None and args.algorithm != 4:
+        parser.error("--cache-size sets the constraint cache of -w 4: give -w 4 too")
     if args.base_columns is not None and n_thresholds is None:
         parser.error("--base-columns selects the features to bin: give --bin N too")
     features = None if n_thresholds is None else BinnedFeatureMap(
@@ -193,7 +201,9 @@ def learn_main(argv=None):
                        algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                        max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
                        verbose=1 if args.verbose >= 2 else 0, features=features,
-                       cost_ratio=cost_ratio, qp_solver=args.qp_solver)
+                       cost_ratio=cost_ratio, qp_solver=args.qp_solver,
+                       cache_size=(args.cache_size or DEFAULT_CACHE_SIZE) if args.algorithm == 4
+                       else 0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(X, y, qid)

@@ -55,6 +55,8 @@ class SVMMap(ParamsMixin):
         #relevant training documents.  Default 1.
     qp_solver : "smo" (default: the warm-started SMO of svmstruct_api._simplex_qp when the
         QP's dual is its smaller form, cvxopt otherwise and as its fallback) or "cvxopt".
+    cache_size : algorithm="1-slack" only: the constraint cache of SVMstruct's ``-w 4``
+        (svmstruct_api.cache), this many outputs remembered per query; 0 (default) is off.
 
     Attributes (after fit)
     ----------------------
@@ -70,7 +72,7 @@ class SVMMap(ParamsMixin):
 
     def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
                  max_time=None, n_threads=1, oracle="divide", verbose=0, features=None,
-                 cost_ratio=1.0, qp_solver="smo"):
+                 cost_ratio=1.0, qp_solver="smo", cache_size=0):
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -83,12 +85,18 @@ class SVMMap(ParamsMixin):
         self.features = features
         self.cost_ratio = cost_ratio
         self.qp_solver = qp_solver
+        self.cache_size = cache_size
 
     def _check_params(self):
         if self.loss not in PLUGINS:
             raise ValueError(f"loss must be one of {sorted(PLUGINS)}, got {self.loss!r}")
         if self.algorithm not in FORMULATIONS:
             raise ValueError(f"algorithm must be one of {FORMULATIONS}, got {self.algorithm!r}")
+        if not (isinstance(self.cache_size, (int, np.integer)) and self.cache_size >= 0):
+            raise ValueError(f"cache_size must be a non-negative integer, "
+                             f"got {self.cache_size!r}")
+        if self.cache_size and self.algorithm != "1-slack":
+            raise ValueError("cache_size applies to algorithm='1-slack' only")
         if self.qp_solver not in QP_SOLVERS:
             raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
         if self.oracle not in ORACLES:
@@ -132,7 +140,7 @@ class SVMMap(ParamsMixin):
         learner = CuttingPlaneLearner(
             C=self.C, epsilon=self.epsilon, formulation=self.algorithm, max_iter=self.max_iter,
             max_time=self.max_time, log=print if self.verbose else None,
-            qp_solver=self.qp_solver)
+            qp_solver=self.qp_solver, cache_size=self.cache_size)
         result = learner.fit(plugin)
         if self.verbose:
             print(result.report())

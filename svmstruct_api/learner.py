@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .cache import ConstraintCache
 from .qp import QP_SOLVERS, WorkingSet
 
 FORMULATIONS = ("n-slack", "1-slack")
@@ -43,7 +44,7 @@ class IterationRecord:
 
     iteration: int
     seconds: float
-    #: P(w) of the w the oracle pass was made with
+    #: P(w) of the w the oracle pass was made with (NaN: the constraint came from the cache)
     primal_objective: float
     #: dual objective of the QP solved at the end of the iteration
     dual_objective: float
@@ -125,10 +126,13 @@ class CuttingPlaneLearner:
     qp_solver : "smo" (default) or "cvxopt": see svmstruct_api.qp.WorkingSet.  SMO solves
         each QP to a duality gap of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at
         termination P(w) <= P* + 1.01 C epsilon.
+    cache_size : 1-slack only: remember each example's last ``cache_size`` most violated
+        outputs and add the constraint they form, without an oracle pass, while it is
+        violated by more than epsilon (SVMstruct's ``-w 4``; svmstruct_api.cache).  0: off.
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, formulation="1-slack", max_iter=None,
-                 max_time=None, log=None, prune_after=50, qp_solver="smo"):
+                 max_time=None, log=None, prune_after=50, qp_solver="smo", cache_size=0):
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
@@ -145,6 +149,11 @@ class CuttingPlaneLearner:
         if qp_solver not in QP_SOLVERS:
             raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
         self.qp_solver = qp_solver
+        if cache_size and formulation != "1-slack":
+            raise ValueError("the constraint cache is for the 1-slack formulation")
+        if not (isinstance(cache_size, (int, np.integer)) and cache_size >= 0):
+            raise ValueError(f"cache_size must be a non-negative integer, got {cache_size!r}")
+        self.cache_size = int(cache_size)
 
     def fit(self, model):
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
@@ -162,6 +171,8 @@ class CuttingPlaneLearner:
         w = np.zeros(model.n_features)
         dual = 0.0
         history = []
+        cache = ConstraintCache(n, model.n_features, self.cache_size) \
+            if self.cache_size else None
         idle = np.zeros(0, dtype=np.int64)  # consecutive solves each constraint had alpha = 0
         start = time.perf_counter()
         oracle_total = qp_total = 0.0
@@ -176,22 +187,30 @@ class CuttingPlaneLearner:
                     break
                 iteration += 1
                 tick = time.perf_counter()
-                batch = model.most_violated_constraints(w)
-                violations = np.maximum(batch.violations(w), 0.0)
-                oracle_seconds = time.perf_counter() - tick
-                primal = 0.5 * w[reg] @ w[reg] + self.C / n * violations.sum()
-                if one_slack:
+                new = self._cached_constraint(cache, w, working_set)
+                if new is not None:  # no oracle pass: P(w) is not known this iteration
+                    primal = max_violation = math.nan
+                    oracle_seconds = time.perf_counter() - tick
+                else:
+                    batch = model.most_violated_constraints(w)
+                    if cache is not None:
+                        cache.add(batch)
+                    violations = np.maximum(batch.violations(w), 0.0)
+                    oracle_seconds = time.perf_counter() - tick
+                    primal = 0.5 * w[reg] @ w[reg] + self.C / n * violations.sum()
+                if not math.isnan(primal) and one_slack:
                     excess = violations.mean() - working_set.slacks(w)[0]
                     new = ([0], batch.dpsi.mean(axis=0, keepdims=True), [batch.loss.mean()]) \
                         if excess > self.epsilon else None
-                else:
+                elif not math.isnan(primal):
                     excess_each = violations - working_set.slacks(w)
                     excess = excess_each.max()
                     chosen = np.flatnonzero(excess_each > self.epsilon)
                     new = (chosen, batch.dpsi[chosen], batch.loss[chosen]) if len(chosen) else None
-                max_violation = max(float(excess), 0.0)
-                if primal < best[0] or new is None:
-                    best = (primal, w, max_violation)
+                if not math.isnan(primal):
+                    max_violation = max(float(excess), 0.0)
+                    if primal < best[0] or new is None:
+                        best = (primal, w, max_violation)
                 qp_seconds = 0.0
                 if new is not None:
                     working_set.add(*new)
@@ -229,6 +248,17 @@ class CuttingPlaneLearner:
             seconds=time.perf_counter() - start, oracle_seconds=oracle_total,
             qp_seconds=qp_total, history=history)
 
+    def _cached_constraint(self, cache, w, working_set):
+        """The 1-slack constraint the cache offers at w, if violated by more than epsilon
+        (see svmstruct_api.cache); None sends the iteration to the oracle."""
+        if cache is None or len(cache) == 0:
+            return None
+        cached = cache.most_violated(w)
+        excess = np.maximum(cached.violations(w), 0.0).mean() - working_set.slacks(w)[0]
+        if excess <= self.epsilon:
+            return None
+        return [0], cached.dpsi.mean(axis=0, keepdims=True), [cached.loss.mean()]
+
     def _prune(self, working_set, alpha, idle, bounds):
         """Update the idle counts (new constraints start at 0) and drop the constraints idle
         for ``prune_after`` solves; return the counts of those kept."""
@@ -243,7 +273,9 @@ class CuttingPlaneLearner:
 
 
 def _progress_line(record):
-    return (f"iter {record.iteration:4d}  primal {record.primal_objective:.6g}  "
+    primal = "from cache" if math.isnan(record.primal_objective) else \
+        f"{record.primal_objective:.6g}"
+    return (f"iter {record.iteration:4d}  primal {primal}  "
             f"dual {record.dual_objective:.6g}  violation {record.max_violation:.3g}  "
             f"+{record.constraints_added} -> {record.working_set_size} constraints  "
             f"({record.seconds:.2f}s)")
