@@ -2,7 +2,7 @@
 working-set size, QP and oracle shares of the time, primal objective, duality gap and test MAP
 for C in 1 .. 1e5, on LETOR 3.0 OHSUMED and MQ2008.
 
-    python benchmarks/c_sweep.py [--folds 1,2,3,4,5] [--algorithms 1-slack,n-slack]
+    python benchmarks/c_sweep.py [--folds 1,2,3,4,5] [--algorithms 1-slack,1-slack+cvxopt]
                                  [--binned [--thresholds 50]] [--max-time 300]
                                  [--C 1,10,100] [--datasets OHSUMED,MQ2008] [--epsilon 0.001]
 
@@ -28,6 +28,7 @@ from _common import record, require_data
 
 from svmmap import SVMMap, load_svmlight
 from svmmap.features import BinnedFeatureMap
+from svmstruct_api.qp import QP_SOLVERS
 
 C_GRID = (1.0, 10.0, 100.0, 1e3, 1e4, 1e5)
 DATASETS = ("OHSUMED", "MQ2008")
@@ -45,11 +46,13 @@ def measure(train, test, C, algorithm="1-slack", n_thresholds=None, max_time=300
     cutting-plane run cost (TrainingResult) and the MAP of the model on ``test``.
 
     ``n_thresholds``: None trains on X as given, an int on the binned features with that
-    many thresholds per column.
+    many thresholds per column.  ``algorithm`` is "1-slack" or "n-slack", optionally with
+    "+cvxopt" (or "+smo", the default) to choose the working-set QP solver.
     """
     features = None if n_thresholds is None else BinnedFeatureMap(n_thresholds)
-    model = SVMMap(C=C, epsilon=epsilon, algorithm=algorithm, max_time=max_time,
-                   features=features)
+    formulation, _, qp_solver = algorithm.partition("+")
+    model = SVMMap(C=C, epsilon=epsilon, algorithm=formulation, max_time=max_time,
+                   features=features, qp_solver=qp_solver or "smo")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # queries without a relevant document are skipped
         start = time.perf_counter()
@@ -57,7 +60,7 @@ def measure(train, test, C, algorithm="1-slack", n_thresholds=None, max_time=300
         fit_seconds = time.perf_counter() - start
     r = model.training_result_
     return {
-        "algorithm": r.formulation, "C": float(r.C), "epsilon": float(r.epsilon),
+        "algorithm": algorithm, "C": float(r.C), "epsilon": float(r.epsilon),
         "n_features": len(model.coef_), "n_queries": int(model.n_queries_used_),
         "status": r.status, "seconds": float(r.seconds), "fit_seconds": fit_seconds,
         "iterations": int(r.iterations),
@@ -168,7 +171,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", default="1", help="comma-separated folds (default 1)")
     parser.add_argument("--algorithms", default="1-slack",
-                        help="1-slack, n-slack or both comma-separated (default 1-slack)")
+                        help="1-slack, n-slack or both comma-separated (default 1-slack); "
+                             "a suffix +cvxopt trains with cvxopt as the only QP solver")
     parser.add_argument("--binned", action="store_true",
                         help="train on the paper's binned features (Section 4.2)")
     parser.add_argument("--thresholds", type=int, default=N_THRESHOLDS,
@@ -183,9 +187,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     argv = sys.argv[1:] if argv is None else list(argv)
     algorithms = _list(args.algorithms)
-    unknown = sorted(set(algorithms) - set(ALGORITHMS))
-    if unknown:
-        parser.error(f"unknown algorithm {unknown[0]!r}: use {', '.join(ALGORITHMS)}")
+    for algorithm in algorithms:
+        formulation, plus, solver = algorithm.partition("+")
+        if formulation not in ALGORITHMS or (plus and solver not in QP_SOLVERS):
+            parser.error(f"unknown algorithm {algorithm!r}: use {', '.join(ALGORITHMS)}, "
+                         f"optionally +{' or +'.join(QP_SOLVERS)}")
     Cs = _list(args.Cs, float)
     folds = _list(args.folds, int)
     n_thresholds = args.thresholds if args.binned else None
