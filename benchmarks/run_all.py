@@ -18,6 +18,10 @@ SCRIPTS = [
     ["ohsumed_svmmap.py"],
     ["ohsumed_baselines.py", "OHSUMED", "MQ2008"],
     ["baselines_fold1.py"],
+    ["c_sweep.py", "--folds", "1,2,3,4,5", "--algorithms", "1-slack,1-slack+cvxopt,n-slack"],
+    ["c_sweep.py", "--datasets", "OHSUMED", "--binned", "--algorithms",
+     "1-slack,1-slack+cvxopt", "--max-time", "120"],
+    ["side_by_side.py"],
 ]
 
 
