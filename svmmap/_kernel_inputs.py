@@ -1,17 +1,78 @@
 """Input checks shared by the per-query kernels (kept in Python: they run once per call)."""
 
+from collections import namedtuple
+
 import numpy as np
+import scipy.sparse as sp
+
+CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
+CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data, intp indices and
+indptr."""
+
+ConstraintInputs = namedtuple(
+    "ConstraintInputs",
+    ["is_csr", "n_features", "dense", "data", "indices", "indptr", "w", "relevant", "ptr"])
+ConstraintInputs.__doc__ = """The checked inputs of a fused constraint pass
+(``_query_core.constraints_pass``): X either dense (C-contiguous float64, raveled) or as CSR
+arrays, the unused layout's arrays (and an empty w) replaced by one-element placeholders so
+that every buffer has an address."""
+
+
+def csr_for_kernels(X):
+    """The arrays of a sparse X in the form the fused constraint passes read (copied only when
+    the index arrays are not already intp)."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sort_indices()
+    return CSRArrays(np.ascontiguousarray(X.data), X.indices.astype(np.intp, copy=False),
+                     X.indptr.astype(np.intp, copy=False), X.shape)
+
+
+def checked_offsets(relevant, ptr):
+    """Contiguous uint8 / intp copies of the relevance flags and the query offsets, with
+    offsets that run from 0 to the number of documents without decreasing."""
+    relevant = np.ascontiguousarray(relevant, dtype=np.uint8)
+    ptr = np.ascontiguousarray(ptr, dtype=np.intp)
+    if ptr.ndim != 1 or len(ptr) < 1 or ptr[0] != 0 or ptr[-1] != len(relevant):
+        raise ValueError("ptr must run from 0 to the number of documents")
+    if np.any(np.diff(ptr) < 0):
+        raise ValueError("ptr must be non-decreasing")
+    return relevant, ptr
 
 
 def checked_query_arrays(scores, relevant, ptr):
     """Contiguous float64 / uint8 / intp copies of the inputs, with consistent lengths."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    relevant = np.ascontiguousarray(relevant, dtype=np.uint8)
-    ptr = np.ascontiguousarray(ptr, dtype=np.intp)
+    relevant, ptr = checked_offsets(relevant, ptr)
     if scores.shape[0] != relevant.shape[0]:
         raise ValueError("scores and relevant differ in length")
-    if ptr.ndim != 1 or len(ptr) < 1 or ptr[0] != 0 or ptr[-1] != len(relevant):
-        raise ValueError("ptr must run from 0 to the number of documents")
-    if np.any(np.diff(ptr) < 0):
-        raise ValueError("ptr must be non-decreasing")
     return scores, relevant, ptr
+
+
+def checked_constraint_inputs(X, w, relevant, ptr):
+    """ConstraintInputs of X (a float64 ndarray, or the CSRArrays of ``csr_for_kernels``), w,
+    the relevance flags and the query offsets, checked to fit together."""
+    is_csr = isinstance(X, CSRArrays)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    relevant, ptr = checked_offsets(relevant, ptr)
+    n_features = X.shape[1]
+    if w.shape != (n_features,) or X.shape[0] != relevant.shape[0]:
+        raise ValueError("X, w, relevant and ptr do not fit together")
+    empty, empty_index = np.zeros(1), np.zeros(1, dtype=np.intp)
+    if is_csr:
+        has_data = len(X.data) > 0
+        dense = empty
+        data = X.data if has_data else empty
+        indices = X.indices if has_data else empty_index
+        indptr = X.indptr
+    else:
+        dense = np.ascontiguousarray(X, dtype=np.float64).ravel()
+        if not len(dense):
+            dense = empty
+        data, indices, indptr = empty, empty_index, empty_index
+    return ConstraintInputs(is_csr, n_features, dense, data, indices, indptr,
+                            w if n_features else empty, relevant, ptr)
+
+
+def largest_query(ptr):
+    """The number of documents of the largest query (0 without queries)."""
+    return int(np.max(np.diff(ptr), initial=0))

@@ -15,10 +15,7 @@ map is psi = 1/(|P||N|) sum_{i in P, j in N} y_ij (phi_i - phi_j) = X^T c with
 Ties in a *given* score vector are broken by position in the arrays (file order).
 """
 
-from collections import namedtuple
-
 import numpy as np
-import scipy.sparse as sp
 
 cimport cython
 from cython.parallel cimport prange, threadid
@@ -27,16 +24,20 @@ from ._query_core cimport (
     ScoredDoc,
     Workspace,
     coefficients_from_interleaving,
+    constraints_pass,
     count_relevant,
-    csr_accumulate,
-    csr_scores,
-    dense_accumulate,
-    dense_scores,
+    oracle_pass,
     split_sorted,
     delete_workspaces,
     new_workspaces,
 )
-from ._kernel_inputs import checked_query_arrays
+from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for importers
+    CSRArrays,
+    checked_constraint_inputs,
+    checked_query_arrays,
+    csr_for_kernels,
+    largest_query,
+)
 
 
 cdef void _ranked_interleaving(const ScoredDoc *rel, Py_ssize_t n_rel,
@@ -143,17 +144,21 @@ cdef void _opt_by_divide_and_conquer(ScoredDoc *rel, Py_ssize_t n_rel,
                 2.0 / (<double> n_rel * <double> n_non), harmonic, rel_prefix, opt)
 
 
+cdef struct MapOracle:
+    bint use_scan
+    const double *harmonic  # H_0..H_{M+1}, M the largest query
+
+
 cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
-                               Py_ssize_t size, bint use_scan, const double *harmonic,
-                               Workspace *ws, double *coef) noexcept nogil:
-    """Algorithm 2 on one query: write the psi coefficients of its most violated ranking to
-    coef[0:size] and return Delta_MAP of that ranking (0 and no coefficients written when the
-    query lacks a relevant or a non-relevant document)."""
-    cdef Py_ssize_t n_rel = count_relevant(relevant, size)
-    if n_rel == 0 or n_rel == size:
-        return 0.0
+                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws, double *coef,
+                               const void *context) noexcept nogil:
+    """Algorithm 2 on one query with 0 < n_rel < size relevant documents (a QueryOracle,
+    ``context`` a MapOracle): write the psi coefficients of its most violated ranking to
+    coef[0:size] and return Delta_MAP of that ranking, 1 - AP."""
+    cdef const MapOracle *options = <const MapOracle *> context
+    cdef const double *harmonic = options.harmonic
     split_sorted(scores, relevant, size, n_rel, ws.docs)
-    if use_scan:
+    if options.use_scan:
         _opt_by_scan(ws.docs, n_rel, ws.docs + n_rel, size - n_rel, ws.counts)
     else:
         _opt_by_divide_and_conquer(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
@@ -164,7 +169,7 @@ cdef double _most_violated_one(const double *scores, const unsigned char *releva
 
 def _harmonic_numbers(ptr):
     """H_0..H_{M+1} for the largest query size M."""
-    largest = int(np.max(np.diff(ptr), initial=0))
+    largest = largest_query(ptr)
     harmonic = np.zeros(largest + 2)
     harmonic[1:] = np.cumsum(1.0 / np.arange(1, largest + 2))
     return harmonic
@@ -176,8 +181,6 @@ def _method_is_scan(method):
     return method == "scan"
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=1):
     """Algorithm 2 over every query: the ranking y_hat = argmax_y Delta_MAP(y) + w.psi(y).
 
@@ -196,30 +199,13 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     loss : float64 (n,), Delta_MAP(y*, y_hat) = 1 - AP(y_hat)
     Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
     """
-    cdef bint use_scan = _method_is_scan(method)
+    cdef MapOracle options
+    options.use_scan = _method_is_scan(method)
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    cdef const double[::1] s = s_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo
     harmonic_arr = _harmonic_numbers(p_arr)
     cdef const double[::1] harmonic = harmonic_arr
-    coef_arr = np.zeros(s.shape[0] + 1)
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] coef = coef_arr
-    cdef double[::1] loss = loss_arr
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, harmonic.shape[0])
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            loss[q] = _most_violated_one(&s[lo], &r[lo], p[q + 1] - lo, use_scan,
-                                     &harmonic[0], ws, &coef[lo])
-    finally:
-        delete_workspaces(workspaces, threads)
-    return coef_arr[:-1], loss_arr
+    options.harmonic = &harmonic[0]
+    return oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, &options, n_threads)
 
 
 @cython.boundscheck(False)
@@ -237,7 +223,7 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     cdef const unsigned char[::1] r = r_arr
     cdef const Py_ssize_t[::1] p = p_arr
     cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
-    cdef Py_ssize_t largest = int(np.max(np.diff(p_arr), initial=0))
+    cdef Py_ssize_t largest = largest_query(p_arr)
     coef_arr = np.zeros(s.shape[0] + 1)
     ap_arr = np.zeros(n_queries)
     cdef double[::1] coef = coef_arr
@@ -266,84 +252,26 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     return coef_arr[:-1], ap_arr
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     """The whole separation step of one cutting-plane iteration, in one pass over the data.
 
     For every query q: scores s = X_q w, Algorithm 2's most violated ranking y_hat_q, its loss
-    Delta_q = 1 - AP(y_hat_q), and dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat).
+    Delta_q = 1 - AP(y_hat_q), and dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat)
+    with c*_i = 1/|P| (relevant), c*_j = -1/|N| (non-relevant) and c_hat as in the module
+    docstring (``_query_core.constraints_pass``; ``method`` and ``n_threads`` as in
+    ``most_violated_map``).
 
     X is a C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (see
-    ``csr_for_kernels``), documents in grouped order.  Every query must have a
-    relevant and a non-relevant document.  Returns (loss (n,), dpsi (n, d)).
+    ``csr_for_kernels``), documents in grouped order.  Returns (loss (n,), dpsi (n, d));
+    queries without a relevant or without a non-relevant document get loss 0 and dpsi 0.
     """
-    cdef bint use_scan = _method_is_scan(method)
-    cdef bint is_csr = isinstance(X, CSRArrays)
-    w_arr = np.ascontiguousarray(w, dtype=np.float64)
-    r_arr = np.ascontiguousarray(relevant, dtype=np.uint8)
-    p_arr = np.ascontiguousarray(ptr, dtype=np.intp)
-    cdef Py_ssize_t n_features = X.shape[1]
-    if w_arr.shape[0] != n_features or X.shape[0] != r_arr.shape[0] or p_arr[-1] != X.shape[0]:
-        raise ValueError("X, w, relevant and ptr do not fit together")
-    empty = np.zeros(1)
-    empty_index = np.zeros(1, dtype=np.intp)
-    dense_arr = empty if is_csr else np.ascontiguousarray(X, dtype=np.float64)
-    cdef const double[::1] dense = dense_arr.ravel()
-    cdef const double[::1] data = X.data if is_csr and len(X.data) else empty
-    cdef const Py_ssize_t[::1] indices = X.indices if is_csr and len(X.data) else empty_index
-    cdef const Py_ssize_t[::1] indptr = X.indptr if is_csr else empty_index
-    cdef const double[::1] wv = w_arr if n_features else empty
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size
-    harmonic_arr = _harmonic_numbers(p_arr)
+    cdef MapOracle options
+    options.use_scan = _method_is_scan(method)
+    inputs = checked_constraint_inputs(X, w, relevant, ptr)
+    harmonic_arr = _harmonic_numbers(inputs.ptr)
     cdef const double[::1] harmonic = harmonic_arr
-    loss_arr = np.zeros(n_queries)
-    dpsi_arr = np.zeros((n_queries, max(n_features, 1)))
-    cdef double[::1] loss = loss_arr
-    cdef double[:, ::1] dpsi = dpsi_arr
-    cdef Py_ssize_t k, n_rel
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, harmonic.shape[0])
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            if is_csr:
-                csr_scores(&data[0], &indices[0], &indptr[0], lo, size, &wv[0], ws.scores)
-            else:
-                dense_scores(&dense[0], n_features, lo, size, &wv[0], ws.scores)
-            loss[q] = _most_violated_one(ws.scores, &r[lo], size, use_scan, &harmonic[0],
-                                         ws, ws.coef)
-            # c* - c_hat, with c*_i = 1/|P| (relevant) and c*_j = -1/|N| (non-relevant)
-            n_rel = count_relevant(&r[lo], size)
-            for k in range(size):
-                ws.coef[k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
-                    - ws.coef[k]
-            if is_csr:
-                csr_accumulate(&data[0], &indices[0], &indptr[0], lo, size, ws.coef,
-                               &dpsi[q, 0])
-            else:
-                dense_accumulate(&dense[0], n_features, lo, size, ws.coef, &dpsi[q, 0])
-    finally:
-        delete_workspaces(workspaces, threads)
-    return loss_arr, dpsi_arr[:, :n_features]
-
-
-CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
-CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data, intp indices and indptr."""
-
-
-def csr_for_kernels(X):
-    """The arrays of a sparse X in the form ``map_constraints`` reads (copied only when the
-    index arrays are not already intp)."""
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sort_indices()
-    return CSRArrays(np.ascontiguousarray(X.data), X.indices.astype(np.intp, copy=False),
-                     X.indptr.astype(np.intp, copy=False), X.shape)
+    options.harmonic = &harmonic[0]
+    return constraints_pass(inputs, _most_violated_one, &options, n_threads)
 
 
 def ideal_coefficients(relevant, ptr):

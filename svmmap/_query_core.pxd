@@ -3,7 +3,10 @@
 cimports them).  All positions are local to the query: document k of a query is row
 ``lo + k`` of the collection."""
 
+cimport cython
+from cython.parallel cimport prange, threadid
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemv
 
 
@@ -175,3 +178,121 @@ cdef inline void csr_accumulate(const double *data, const Py_ssize_t *indices, c
         if c != 0.0:
             for p in range(indptr[lo + k], indptr[lo + k + 1]):
                 out[indices[p]] += c * data[p]
+
+
+# ---------------------------------------------------------------------------------------------
+# The fused separation pass shared by the losses
+# ---------------------------------------------------------------------------------------------
+
+# A loss's separation oracle on one query of ``size`` documents, ``n_rel`` of them relevant
+# (0 < n_rel < size): write the psi coefficients c_hat of the most violated ranking
+# y_hat = argmax_y Delta(y*, y) + w.psi(y) to coef[0:size] and return Delta(y*, y_hat).
+# ``context`` carries the loss's own parameters; ``ws`` is the calling thread's workspace,
+# whose ``scores`` and ``coef`` may be the arguments and must not be used otherwise.
+ctypedef double (*QueryOracle)(const double *scores, const unsigned char *relevant,
+                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws, double *coef,
+                               const void *context) noexcept nogil
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const void *context,
+                              int n_threads):
+    """The oracle on every query q of the checked arrays (``_kernel_inputs.
+    checked_query_arrays``), scores given: returns coef (m,), the psi coefficients c_hat of
+    each query's most violated ranking y_hat_q (psi(x_q, y_hat_q) = X_q^T c_hat_q), and
+    loss (n,), Delta(y*_q, y_hat_q).  Queries without a relevant or without a non-relevant
+    document get coefficients 0 and loss 0.  Threads and workspaces as in constraints_pass."""
+    import numpy as np
+
+    from ._kernel_inputs import largest_query
+
+    cdef const double[::1] s = scores
+    cdef const unsigned char[::1] r = relevant
+    cdef const Py_ssize_t[::1] p = ptr
+    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
+    coef_arr = np.zeros(s.shape[0] + 1)
+    loss_arr = np.zeros(n_queries)
+    cdef double[::1] coef = coef_arr
+    cdef double[::1] loss = loss_arr
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = new_workspaces(threads, largest_query(ptr))
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            size = p[q + 1] - lo
+            n_rel = count_relevant(&r[lo], size)
+            if n_rel > 0 and n_rel < size:
+                loss[q] = oracle(&s[lo], &r[lo], size, n_rel, ws, &coef[lo], context)
+    finally:
+        delete_workspaces(workspaces, threads)
+    return coef_arr[:-1], loss_arr
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *context,
+                                   int n_threads):
+    """One pass over all queries q of the checked ``inputs`` (``_kernel_inputs.
+    checked_constraint_inputs``): the scores s = X_q w (BLAS dgemv on dense rows, or the CSR
+    rows), the oracle's y_hat_q with its loss Delta_q, and
+
+        dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat),
+        c*_i = 1/|P| for relevant i,  c*_j = -1/|N| for non-relevant j
+
+    (c*: the coefficients of the correct ranking, every relevant document on top).  Queries
+    without a relevant or without a non-relevant document get Delta_q = 0 and dpsi_q = 0.
+    The queries are split over ``n_threads`` threads, each with its own workspace; every
+    query is computed by one thread in the same order whatever their number, so the results
+    do not depend on it.  Returns (loss (n,), dpsi (n, d))."""
+    import numpy as np
+
+    from ._kernel_inputs import largest_query
+
+    cdef bint is_csr = inputs.is_csr
+    cdef Py_ssize_t n_features = inputs.n_features
+    cdef const double[::1] dense = inputs.dense
+    cdef const double[::1] data = inputs.data
+    cdef const Py_ssize_t[::1] indices = inputs.indices
+    cdef const Py_ssize_t[::1] indptr = inputs.indptr
+    cdef const double[::1] w = inputs.w
+    cdef const unsigned char[::1] r = inputs.relevant
+    cdef const Py_ssize_t[::1] p = inputs.ptr
+    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel, k
+    loss_arr = np.zeros(n_queries)
+    dpsi_arr = np.empty((n_queries, max(n_features, 1)))
+    cdef double[::1] loss = loss_arr
+    cdef double[:, ::1] dpsi = dpsi_arr
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = new_workspaces(threads, largest_query(inputs.ptr))
+    cdef Workspace *ws
+    try:
+        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            lo = p[q]
+            size = p[q + 1] - lo
+            # dpsi is np.empty: its row is zeroed here, by the thread that fills it.  (With
+            # np.zeros, one build of _map_kernels ran this pass 15% slower on OHSUMED's binned
+            # features, the time going to the CSR scatter into the fresh row; not so here.)
+            memset(&dpsi[q, 0], 0, n_features * sizeof(double))
+            n_rel = count_relevant(&r[lo], size)
+            if n_rel == 0 or n_rel == size:
+                continue
+            if is_csr:
+                csr_scores(&data[0], &indices[0], &indptr[0], lo, size, &w[0], ws.scores)
+            else:
+                dense_scores(&dense[0], n_features, lo, size, &w[0], ws.scores)
+            loss[q] = oracle(ws.scores, &r[lo], size, n_rel, ws, ws.coef, context)
+            for k in range(size):
+                ws.coef[k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
+                    - ws.coef[k]
+            if is_csr:
+                csr_accumulate(&data[0], &indices[0], &indptr[0], lo, size, ws.coef,
+                               &dpsi[q, 0])
+            else:
+                dense_accumulate(&dense[0], n_features, lo, size, ws.coef, &dpsi[q, 0])
+    finally:
+        delete_workspaces(workspaces, threads)
+    return loss_arr, dpsi_arr[:, :n_features]

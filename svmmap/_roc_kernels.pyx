@@ -33,6 +33,9 @@ and its loss is sum_i a_i / (|P||N|).  With both lists sorted by score, a_i is t
 a prefix of the non-relevant list that grows with i, and b_j = #{i : a_i <= j - 1} (j
 counted from 1) likewise, so one sort and one counting sweep give everything in
 O(m log m) per query, without enumerating the |P||N| pairs.
+
+``roc_constraints`` fuses the whole separation step: scores X_q w, this oracle and
+dpsi_q = X_q^T (c* - c_hat), in one pass over the data (``_query_core.constraints_pass``).
 """
 
 import numpy as np
@@ -43,13 +46,15 @@ from cython.parallel cimport prange, threadid
 from ._query_core cimport (
     ScoredDoc,
     Workspace,
+    constraints_pass,
     count_relevant,
     delete_workspaces,
     new_workspaces,
+    oracle_pass,
     split_sorted,
 )
 
-from ._kernel_inputs import checked_query_arrays
+from ._kernel_inputs import checked_constraint_inputs, checked_query_arrays, largest_query
 
 
 cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
@@ -73,8 +78,25 @@ cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
     return swapped
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
+                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws, double *coef,
+                               const void *context) noexcept nogil:
+    """The most violated ranking of one query with 0 < n_rel < size relevant documents (a
+    QueryOracle; no ``context``): write its psi coefficients to coef[0:size] and return its
+    loss Delta_ROC = sum_i a_i / (|P||N|) (module docstring)."""
+    cdef Py_ssize_t n_non = size - n_rel, i, j = 0
+    cdef const ScoredDoc *rel = ws.docs
+    cdef const ScoredDoc *non = ws.docs + n_rel
+    split_sorted(scores, relevant, size, n_rel, ws.docs)
+    # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
+    for i in range(n_rel):
+        while j < n_non and rel[i].score - non[j].score < 0.5:
+            j += 1
+        ws.counts[i] = j
+    return _write_coefficients(rel, n_rel, non, n_non, ws.counts, coef) \
+        / (<double> n_rel * <double> n_non)
+
+
 def most_violated_roc(scores, relevant, ptr, int n_threads=1):
     """The ranking y_hat = argmax_y Delta_ROC(y) + w.psi(y) of every query (module docstring).
 
@@ -92,39 +114,7 @@ def most_violated_roc(scores, relevant, ptr, int n_threads=1):
     Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    cdef const double[::1] s = s_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1
-    coef_arr = np.zeros(s.shape[0] + 1)
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] coef = coef_arr
-    cdef double[::1] loss = loss_arr
-    cdef Py_ssize_t q, lo, size, n_rel, n_non, i, j
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, _largest_query(p_arr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            n_non = size - n_rel
-            if n_rel == 0 or n_non == 0:
-                continue
-            split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
-            # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
-            j = 0
-            for i in range(n_rel):
-                while j < n_non and ws.docs[i].score - ws.docs[n_rel + j].score < 0.5:
-                    j = j + 1
-                ws.counts[i] = j
-            loss[q] = _write_coefficients(ws.docs, n_rel, ws.docs + n_rel, n_non, ws.counts,
-                                          &coef[lo]) / (<double> n_rel * <double> n_non)
-    finally:
-        delete_workspaces(workspaces, threads)
-    return coef_arr[:-1], loss_arr
+    return oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, NULL, n_threads)
 
 
 @cython.boundscheck(False)
@@ -150,7 +140,7 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     cdef double swapped
     cdef ScoredDoc *non
     cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, _largest_query(p_arr))
+    cdef Workspace **workspaces = new_workspaces(threads, largest_query(p_arr))
     cdef Workspace *ws
     try:
         for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
@@ -176,5 +166,26 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     return loss_arr
 
 
-def _largest_query(ptr):
-    return int(np.max(np.diff(ptr), initial=0))
+def roc_constraints(X, w, relevant, ptr, int n_threads=1):
+    """The whole separation step of one cutting-plane iteration for Delta_ROC, in one pass
+    over the data.
+
+    For every query q: scores s = X_q w, the most violated ranking
+    y_hat_q = argmax_y Delta_ROC(y*, y) + w.psi(y) (the pairwise rule of the module docstring:
+    y_ij = -1 exactly when s_i - s_j < 1/2), its loss Delta_q = sum_i a_i / (|P||N|), and
+
+        dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat),
+
+    c*_i = 1/|P| (relevant), c*_j = -1/|N| (non-relevant), c_hat_i = (|N| - 2 a_i)/(|P||N|),
+    c_hat_j = (|P| - 2 b_j)/(|P||N|) (``_query_core.constraints_pass``).  The same as
+    ``most_violated_roc`` on the scores X w followed by dpsi, without the intermediate
+    arrays.
+
+    X is a C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (see
+    ``_kernel_inputs.csr_for_kernels``), documents in grouped order; ``n_threads`` as in
+    ``most_violated_roc`` (the results do not depend on it).  Returns (loss (n,),
+    dpsi (n, d)); queries without a relevant or without a non-relevant document get loss 0
+    and dpsi 0.
+    """
+    return constraints_pass(checked_constraint_inputs(X, w, relevant, ptr),
+                            _most_violated_one, NULL, n_threads)

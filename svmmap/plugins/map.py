@@ -1,15 +1,6 @@
 """The SVM-MAP plugin: Delta_MAP(y*, y) = 1 - AP(y) with Algorithm 2 as separation oracle."""
 
-import scipy.sparse as sp
-
-from svmstruct_api.plugin import ConstraintBatch
-
-from .._map_kernels import (
-    csr_for_kernels,
-    map_constraints,
-    most_violated_map,
-    ranking_coefficients,
-)
+from .._map_kernels import map_constraints, most_violated_map, ranking_coefficients
 from .ranking import RankingPlugin
 
 
@@ -25,13 +16,9 @@ class MapPlugin(RankingPlugin):
     def __init__(self, collection, n_threads=1, oracle="divide"):
         super().__init__(collection, n_threads)
         self.oracle = oracle
-        X = collection.X
-        self._kernel_X = csr_for_kernels(X) if sp.issparse(X) else X
 
-    def most_violated_constraints(self, w):
-        loss, dpsi = map_constraints(self._kernel_X, w, self._relevant, self.collection.ptr,
-                                     self.oracle, self.n_threads)
-        return ConstraintBatch(loss=loss, dpsi=dpsi)
+    def fused_constraints(self, X, w, relevant, ptr):
+        return map_constraints(X, w, relevant, ptr, self.oracle, self.n_threads)
 
     def most_violated_coefficients(self, scores, relevant, ptr):
         return most_violated_map(scores, relevant, ptr, self.oracle, self.n_threads)

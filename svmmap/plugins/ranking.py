@@ -14,15 +14,19 @@ import scipy.sparse as sp
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
+from .._kernel_inputs import csr_for_kernels
 from .._map_kernels import ideal_coefficients, ranking_coefficients
 
 
 class RankingPlugin(StructuredModel):
     """Base of the ranking plugins over a QueryCollection of trainable queries.
 
-    A subclass supplies two kernels, each over any number of queries given by offsets:
-    ``most_violated_coefficients(scores, relevant, ptr) -> (c_hat, Delta)`` and
-    ``ranking_loss(scores, relevant, ptr) -> Delta`` of the rankings by score.
+    A subclass supplies three kernels, each over any number of queries given by offsets:
+    ``most_violated_coefficients(scores, relevant, ptr) -> (c_hat, Delta)``,
+    ``ranking_loss(scores, relevant, ptr) -> Delta`` of the rankings by score, and
+    ``fused_constraints(X, w, relevant, ptr) -> (Delta, dpsi)``, the learners' batch hook in
+    one pass over the data (X dense or the ``csr_for_kernels`` arrays): scores X_q w, the
+    oracle, and dpsi_q = X_q^T (c* - c_hat).
     """
 
     def __init__(self, collection, n_threads=1):
@@ -32,6 +36,8 @@ class RankingPlugin(StructuredModel):
         self.n_features = collection.n_features
         self._relevant = collection.relevant
         self._ideal = ideal_coefficients(self._relevant, collection.ptr)
+        X = collection.X
+        self._kernel_X = csr_for_kernels(X) if sp.issparse(X) else X
 
     @abstractmethod
     def most_violated_coefficients(self, scores, relevant, ptr):
@@ -41,6 +47,10 @@ class RankingPlugin(StructuredModel):
     def ranking_loss(self, scores, relevant, ptr):
         """Delta(y*, y) (n,) of the rankings by ``scores`` (ties broken by position)."""
 
+    @abstractmethod
+    def fused_constraints(self, X, w, relevant, ptr):
+        """(Delta (n,), dpsi (n, d)) of every query's most violated ranking at w, in one pass."""
+
     @staticmethod
     def scoring_function(w):
         """(coef, intercept) of the learned ranking function: w itself, no intercept."""
@@ -49,6 +59,15 @@ class RankingPlugin(StructuredModel):
     # -- batch hook used by the learners ---------------------------------------------------
 
     def most_violated_constraints(self, w):
+        """The most violated constraint of every query: one fused pass of the extension."""
+        loss, dpsi = self.fused_constraints(self._kernel_X, w, self._relevant,
+                                            self.collection.ptr)
+        return ConstraintBatch(loss=loss, dpsi=dpsi)
+
+    def most_violated_constraints_unfused(self, w):
+        """The same batch from the separate steps: scores X w by scipy/numpy, the oracle
+        kernel, and dpsi_q = X_q^T (c* - c_hat) as one sparse product (the reference the
+        fused pass is tested against)."""
         scores = self.collection.X @ w
         coef, loss = self.most_violated_coefficients(scores, self._relevant, self.collection.ptr)
         return ConstraintBatch(loss=loss, dpsi=self._psi_rows(self._ideal - coef))

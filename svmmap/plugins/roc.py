@@ -2,7 +2,7 @@
 (relevant, non-relevant) pairs -- the ROC-area SVM of Joachims (ICML 2005), the baseline
 SVM-ROC of Yue et al. (2007), on the same joint feature map as SVM-MAP."""
 
-from .._roc_kernels import most_violated_roc, ranking_roc_loss
+from .._roc_kernels import most_violated_roc, ranking_roc_loss, roc_constraints
 from .ranking import RankingPlugin
 
 
@@ -12,7 +12,12 @@ class RocPlugin(RankingPlugin):
     The separation oracle decouples over pairs (derivation in ``svmmap._roc_kernels``): the
     most violated ranking swaps relevant i and non-relevant j exactly when
     s_i - s_j < 1/2, which costs one sort and one counting sweep per query, O(m log m).
+    The learners' batch hook is one fused pass of the extension over all queries: scores,
+    per-query sort, this oracle and dpsi = X_q^T (c* - c_hat).
     """
+
+    def fused_constraints(self, X, w, relevant, ptr):
+        return roc_constraints(X, w, relevant, ptr, self.n_threads)
 
     def most_violated_coefficients(self, scores, relevant, ptr):
         return most_violated_roc(scores, relevant, ptr, self.n_threads)
