@@ -1,5 +1,6 @@
 """AdaRank (Xu & Li, SIGIR 2007): Theorem 1 checked round by round from an independent
-recomputation, the guards, eval_set, persistence, and OHSUMED Fold1 against a random ranker."""
+recomputation, the guards, eval_set, and OHSUMED Fold1 against a random ranker (saving and
+loading: test_baseline_models.py)."""
 
 import warnings
 
@@ -7,8 +8,7 @@ import numpy as np
 import pytest
 
 from svmmap import load_svmlight, metrics
-from svmmap.baselines import AdaRank, RankBoost, load_model
-from svmmap.errors import ModelFileError
+from svmmap.baselines import AdaRank
 
 from conftest import data_file, random_collection
 
@@ -118,19 +118,6 @@ def test_params_and_validation():
         AdaRank(measure="auc").fit(*graded(0))
     with pytest.raises(ValueError, match="not fitted"):
         AdaRank().decision_function(np.zeros((2, 3)))
-
-
-def test_save_load_round_trip_and_kind(tmp_path):
-    X, y, qid = graded(7)
-    model = AdaRank(measure="ndcg", k=5, max_rounds=10).fit(X, y, qid)
-    path = tmp_path / "adarank.json"
-    model.save(path)
-    loaded = AdaRank.load(path)
-    assert loaded.get_params() == model.get_params()
-    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
-    assert type(load_model(path)) is AdaRank
-    with pytest.raises(ModelFileError, match="'adarank' model file, not a 'rankboost'"):
-        RankBoost.load(path)
 
 
 def test_ohsumed_fold1_beats_a_random_ranker():

@@ -1,6 +1,6 @@
 """PRank (Crammer & Singer, NIPS 14): the Cython pass against a plain Python transcription of
 the paper's Figure 2, ordered thresholds, Theorem 3's mistake bound on separable data,
-persistence, OHSUMED Fold1."""
+OHSUMED Fold1 (saving and loading: test_baseline_models.py)."""
 
 import warnings
 
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from svmmap import load_svmlight, metrics
-from svmmap.baselines import AdaRank, PRank, load_model
-from svmmap.errors import ModelFileError
+from svmmap.baselines import PRank
 
 from conftest import data_file, random_collection
 
@@ -97,19 +96,6 @@ def test_params_and_errors():
         PRank(n_epochs=0).fit(X, y, qid)
     with pytest.raises(ValueError, match="same label"):
         PRank().fit(X, np.ones_like(y), qid)
-
-
-def test_save_load_round_trip(tmp_path):
-    X, y, qid = graded(5)
-    model = PRank(n_epochs=5).fit(X, y, qid)
-    path = tmp_path / "prank.json"
-    model.save(path)
-    for loaded in (PRank.load(path), load_model(path)):
-        assert type(loaded) is PRank
-        np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
-        np.testing.assert_array_equal(loaded.predict_rank(X), model.predict_rank(X))
-    with pytest.raises(ModelFileError, match="'prank' model file, not a 'adarank'"):
-        AdaRank.load(path)
 
 
 def test_ohsumed_fold1_beats_a_random_ranker():

@@ -1,6 +1,7 @@
 """RankBoost (Freund et al. 2003) and its semi-supervised variant (Amini et al. 2008): the O(n)
 factored update against the pairwise definition by brute force, the loss decreasing every
-round, lambda = 0 equal to supervised RankBoost, persistence, OHSUMED Fold1."""
+round, lambda = 0 equal to supervised RankBoost, eval_set, OHSUMED Fold1 (saving and loading:
+test_baseline_models.py)."""
 
 import warnings
 
@@ -8,9 +9,8 @@ import numpy as np
 import pytest
 
 from svmmap import load_svmlight, metrics
-from svmmap.baselines import PRank, RankBoost, load_model
+from svmmap.baselines import RankBoost, load_model
 from svmmap.baselines.rankboost import pseudo_labels, threshold_grid
-from svmmap.errors import ModelFileError
 
 from conftest import data_file, random_collection
 
@@ -107,19 +107,12 @@ def test_params_and_errors():
         RankBoost().fit(X, y, qid, unlabeled=np.zeros(3, dtype=bool))
 
 
-def test_eval_set_and_save_load_round_trip(tmp_path):
+def test_eval_set_keeps_the_best_round():
     X, y, qid = random_collection(4, n_queries=15)
     Xv, yv, qv = random_collection(5, n_queries=10)
     model = RankBoost(n_rounds=30).fit(X, y, qid, eval_set=(Xv, yv, qv))
     assert model.n_rounds_ == 1 + int(np.argmax(model.valid_map_))
     assert model.score(Xv, yv, qv) == pytest.approx(model.valid_map_.max())
-    path = tmp_path / "rankboost.json"
-    model.save(path)
-    for loaded in (RankBoost.load(path), load_model(path)):
-        assert type(loaded) is RankBoost and loaded.get_params() == model.get_params()
-        np.testing.assert_array_equal(loaded.decision_function(Xv), model.decision_function(Xv))
-    with pytest.raises(ModelFileError, match="'rankboost' model file, not a 'prank'"):
-        PRank.load(path)
 
 
 def test_ohsumed_fold1_beats_a_random_ranker():

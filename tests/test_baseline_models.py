@@ -1,0 +1,43 @@
+"""What every baseline model file must do: save and load back the same model (parameters,
+scores, ranks), be read by load_model whatever its kind, and be refused by another kind's
+load."""
+
+import numpy as np
+import pytest
+
+from svmmap.baselines import AdaRank, PRank, RankBoost, load_model
+from svmmap.errors import ModelFileError
+
+from conftest import random_collection
+
+
+def _collection(seed, max_grade=1, **shape):
+    """random_collection with its relevant documents graded 1..max_grade at random."""
+    X, y, qid = random_collection(seed, **shape)
+    return X, y * np.random.default_rng(seed).integers(1, max_grade + 1, len(y)), qid
+
+
+CASES = {  # estimator, its parameters, training data, fit's keyword arguments, another kind
+    "adarank": (AdaRank, dict(measure="ndcg", k=5, max_rounds=10),
+                _collection(7, 2, n_queries=15, docs=(8, 20), n_features=8, rate=0.4), {},
+                RankBoost),
+    "prank": (PRank, dict(n_epochs=5),
+              _collection(5, 3, n_queries=10, docs=(10, 30), n_features=5), {}, AdaRank),
+    "rankboost": (RankBoost, dict(n_rounds=30), _collection(4, n_queries=15),
+                  {"eval_set": _collection(5, n_queries=10)}, PRank),
+}
+
+
+@pytest.mark.parametrize("kind", CASES)
+def test_save_load_round_trip_and_kind(tmp_path, kind):
+    estimator, params, (X, y, qid), fit_args, other = CASES[kind]
+    model = estimator(**params).fit(X, y, qid, **fit_args)
+    path = tmp_path / f"{kind}.json"
+    model.save(path)
+    for loaded in (estimator.load(path), load_model(path)):
+        assert type(loaded) is estimator and loaded.get_params() == model.get_params()
+        np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+        if hasattr(model, "predict_rank"):
+            np.testing.assert_array_equal(loaded.predict_rank(X), model.predict_rank(X))
+    with pytest.raises(ModelFileError, match=f"'{kind}' model file, not a '{other.KIND}'"):
+        other.load(path)
