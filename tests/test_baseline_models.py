@@ -1,14 +1,17 @@
 """What every baseline model file must do: save and load back the same model (parameters,
 scores, ranks), be read by load_model whatever its kind, and be refused by another kind's
-load."""
+load; and on OHSUMED Fold1, rank the test queries better than chance."""
+
+import warnings
 
 import numpy as np
 import pytest
 
+from svmmap import load_svmlight, metrics
 from svmmap.baselines import AdaRank, PRank, RankBoost, load_model
 from svmmap.errors import ModelFileError
 
-from conftest import random_collection
+from conftest import data_file, random_collection
 
 
 def _collection(seed, max_grade=1, **shape):
@@ -41,3 +44,19 @@ def test_save_load_round_trip_and_kind(tmp_path, kind):
             np.testing.assert_array_equal(loaded.predict_rank(X), model.predict_rank(X))
     with pytest.raises(ModelFileError, match=f"'{kind}' model file, not a '{other.KIND}'"):
         other.load(path)
+
+
+@pytest.mark.parametrize("estimator, params", [
+    (AdaRank, dict(measure="map", max_rounds=50)), (AdaRank, dict(measure="ndcg", max_rounds=50)),
+    (PRank, dict(n_epochs=10)), (RankBoost, dict(n_rounds=100))])
+def test_ohsumed_fold1_beats_a_random_ranker(estimator, params):
+    base = data_file("OHSUMED", "Fold1")
+    train = load_svmlight(base / "train.txt")
+    X, y, qid = load_svmlight(base / "test.txt", n_features=train[0].shape[1])
+    rng = np.random.default_rng(0)
+    random_map = np.mean([metrics.mean_average_precision(rng.random(len(y)), y, qid)
+                          for _ in range(5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = estimator(**params).fit(*train)
+    assert model.score(X, y, qid) > random_map + 0.05
