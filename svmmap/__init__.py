@@ -1,6 +1,11 @@
 """svmmap: structural SVMs that directly optimise Mean Average Precision
-(Yue, Finley, Radlinski & Joachims, SIGIR 2007)."""
+(Yue, Finley, Radlinski & Joachims, SIGIR 2007).
 
+The public names below are imported on first use (PEP 562), so that ``import svmmap.cli``
+for ``svmmap_learn --help`` loads neither numpy nor scipy nor the extension.
+"""
+
+import importlib
 import os
 
 # Before the OpenMP runtime loads with the kernels: idle OpenMP threads otherwise spin for
@@ -8,12 +13,24 @@ import os
 # oracle passes need.  A value the user has set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-
-from .errors import InputFormatError, ModelFileError, SVMMapError
-from .estimator import SVMMap
-from .io import dump_svmlight, load_svmlight
+from .errors import InputFormatError, ModelFileError, SVMMapError  # noqa: E402
 
 __version__ = "0.1.0"
 
+#: public name -> the module that defines it, imported when the name is first used
+_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".io", "dump_svmlight": ".io"}
+
 __all__ = ["SVMMap", "load_svmlight", "dump_svmlight", "SVMMapError", "InputFormatError",
            "ModelFileError", "__version__"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -10,22 +10,21 @@
 
 Every error a user can cause is printed as one line ``prog: error: file:line: reason`` with
 exit status 1 (``--debug`` shows the traceback instead); no output file is left half-written.
+
+Start-up is in proportion to the work: parsing the arguments (``--help``, an argument error)
+imports only this module's light dependencies; numpy, scipy, the extension and cvxopt are
+imported when a command runs.
 """
 
 import argparse
+import math
 import sys
 import warnings
 
-import numpy as np
+from svmstruct_api.options import QP_SOLVERS, QPError
 
-from svmstruct_api.qp import QP_SOLVERS, QPError
-
-from . import metrics
-from .atomic import write_text_atomically
 from .errors import InputFormatError, SVMMapError
-from .estimator import ORACLES, PLUGINS, SVMMap
-from .features import BinnedFeatureMap
-from .io import load_svmlight
+from .options import CONVENTIONS, LOSSES, ORACLES
 
 ALGORITHMS = {0: "n-slack", 3: "1-slack", 4: "1-slack"}
 #: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
@@ -42,7 +41,7 @@ def _positive_float(text):
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (value > 0 and np.isfinite(value)):
+    if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
     return value
 
@@ -98,7 +97,7 @@ def _learn_parser():
     parser.add_argument("--cache-size", type=_positive_int, default=None, metavar="N",
                         help=f"-w 4: outputs remembered per query (default "
                              f"{DEFAULT_CACHE_SIZE})")
-    parser.add_argument("-l", dest="loss", choices=sorted(PLUGINS), default="map",
+    parser.add_argument("-l", dest="loss", choices=LOSSES, default="map",
                         help="loss to optimise: map (1 - AP, default), roc (1 - ROC-area) or "
                              "acc (classification error, SVM with bias)")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
@@ -146,9 +145,13 @@ def _learn_options(parser, args):
         parser.error("--cache-size sets the constraint cache of -w 4: give -w 4 too")
     if args.base_columns is not None and n_thresholds is None:
         parser.error("--base-columns selects the features to bin: give --bin N too")
-    features = None if n_thresholds is None else BinnedFeatureMap(
-        n_thresholds, columns=args.base_columns, per_query=per_query)
     cost_ratio = args.cost_ratio or ("balanced" if args.acc_variant == 2 else 1.0)
+    if n_thresholds is None:
+        return None, cost_ratio
+    from .features import BinnedFeatureMap
+
+    features = BinnedFeatureMap(
+        n_thresholds, columns=args.base_columns, per_query=per_query)
     return features, cost_ratio
 
 
@@ -161,7 +164,7 @@ def _classify_parser():
     parser.add_argument("predictions_file", help="where to write one score per input line")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
                         help="0 quiet, 1 metrics (default)")
-    parser.add_argument("--convention", choices=metrics.CONVENTIONS, default="letor",
+    parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
                         help="evaluation convention (default letor: queries without relevant "
                              "documents count as AP 0; trec_eval leaves them out)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -192,6 +195,11 @@ def learn_main(argv=None):
     features, cost_ratio = _learn_options(parser, args)
 
     def learn():
+        import numpy as np
+
+        from .estimator import SVMMap
+        from .io import load_svmlight
+
         X, y, qid = load_svmlight(args.train_file)
         if args.base_columns and max(args.base_columns) >= X.shape[1]:
             raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
@@ -232,6 +240,13 @@ def classify_main(argv=None):
     args = _classify_parser().parse_args(argv)
 
     def classify():
+        import numpy as np
+
+        from . import metrics
+        from .atomic import write_text_atomically
+        from .estimator import SVMMap
+        from .io import load_svmlight
+
         model = SVMMap.load(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_)
         scores = model.decision_function(X, qid)

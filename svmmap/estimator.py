@@ -12,12 +12,12 @@ from .collection import QueryCollection, check_features
 from .errors import InputFormatError, ModelFileError
 from .features import BinnedFeatureMap
 from .model_file import read_model, write_model
+from .options import ORACLES
 from .params import ParamsMixin
 from .plugins import AccuracyPlugin, MapPlugin, RocPlugin
 from .plugins.accuracy import resolve_cost_ratio
 
 PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin}
-ORACLES = ("divide", "scan")
 #: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
 MAX_FEATURES = 2**27
 

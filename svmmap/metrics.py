@@ -54,6 +54,7 @@ from collections import namedtuple
 import numpy as np
 
 from .errors import InputFormatError
+from .options import CONVENTIONS
 from .queries import QueryGroups
 
 __all__ = [
@@ -71,7 +72,6 @@ __all__ = [
     "evaluate",
 ]
 
-CONVENTIONS = ("letor", "trec_eval")
 
 PerQuery = namedtuple("PerQuery", ["ids", "values"])
 PerQuery.__doc__ = """Per-query metric values.

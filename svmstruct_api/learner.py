@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cache import ConstraintCache
-from .qp import QP_SOLVERS, WorkingSet
+from .options import FORMULATIONS, QP_SOLVERS
+from .qp import WorkingSet
 
-FORMULATIONS = ("n-slack", "1-slack")
 #: each working-set QP is solved to a duality gap of this fraction of C * epsilon
 _QP_GAP_SHARE = 0.01
 

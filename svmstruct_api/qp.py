@@ -30,20 +30,14 @@ with K_kl = a_k[R].a_l[R] and w_R = sum_k alpha_k a_k[R].  n-slack has one group
 from dataclasses import dataclass
 
 import numpy as np
-from cvxopt import matrix, solvers
 
 from ._simplex_qp import smo_solve
-
-
-class QPError(RuntimeError):
-    """cvxopt could not solve the working-set QP, even after regularising."""
-
+from .options import QP_SOLVERS, QPError
 
 _SOLVER_OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1e-9,
                    "maxiters": 200}
 _RIDGES = (0.0, 1e-10, 1e-8, 1e-6)  # relative to the largest diagonal entry
 _ACCEPTABLE_RESIDUAL = 1e-6
-QP_SOLVERS = ("smo", "cvxopt")
 #: SMO stops at a duality gap of _SMO_ABS_GAP + _SMO_REL_GAP * |D(alpha)| (cvxopt's targets)
 _SMO_ABS_GAP = 1e-9
 _SMO_REL_GAP = 1e-9
@@ -301,6 +295,8 @@ class WorkingSet:
         return "inaccurate" if residual < _ACCEPTABLE_RESIDUAL else None
 
     def _solve_dual(self, active_groups, ridge):
+        from cvxopt import matrix, solvers  # imported when first needed: SMO solves most QPs
+
         k = len(self)
         n_groups = len(active_groups)
         membership = np.zeros((n_groups, k))
@@ -331,6 +327,8 @@ class WorkingSet:
         return self._solution(w, alpha, slack, "dual", status, ridge)
 
     def _solve_primal(self, active_groups, ridge):
+        from cvxopt import matrix, solvers
+
         d, k = self.n_features, len(self)
         n_groups = len(active_groups)
         n_vars = d + n_groups

@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -107,3 +108,21 @@ def test_cli_on_ohsumed_fold1_beats_the_best_single_feature(tmp_path):
     learned_map = metrics.mean_average_precision(np.loadtxt(predictions), y, qid)
     baseline = _best_single_feature_test_map(train, test)
     assert learned_map > baseline + 0.005, (learned_map, baseline)
+
+
+HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
+
+
+@pytest.mark.parametrize("tool, argv", [
+    ("learn_main", ["--help"]),
+    ("learn_main", ["-c", "x", "train.txt", "model.json"]),  # an argument error
+    ("learn_main", ["-l", "map", "--cost-ratio", "2", "train.txt", "model.json"]),
+    ("classify_main", ["--help"]),
+])
+def test_help_and_argument_errors_import_nothing_heavy(tool, argv):
+    code = (f"import sys\nfrom svmmap import cli\ntry:\n    cli.{tool}({argv!r})\n"
+            f"except SystemExit:\n    pass\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

@@ -8,11 +8,11 @@ import subprocess
 
 import numpy as np
 import pytest
+from cvxopt import solvers as cvxopt_solvers  # svmstruct_api.qp imports it when it solves
 
 from svmmap import SVMMap, dump_svmlight, metrics
 from svmmap.collection import QueryCollection
 from svmmap.plugins import MapPlugin
-from svmstruct_api import qp as qp_module
 from svmstruct_api.learner import CuttingPlaneLearner
 from svmstruct_api.qp import QPError, WorkingSet
 
@@ -180,7 +180,7 @@ def test_qp_failure_is_reported_not_returned(monkeypatch):
     def failing_qp(*args, **kwargs):
         raise ValueError("Rank(A) < p or Rank([P; A; G]) < n")
 
-    monkeypatch.setattr(qp_module.solvers, "qp", failing_qp)
+    monkeypatch.setattr(cvxopt_solvers, "qp", failing_qp)
     ws = WorkingSet(2, [1.0], solver="cvxopt")
     ws.add([0], [[1.0, 0.0]], [1.0])
     with pytest.raises(QPError, match="could not be solved in either form"):
@@ -188,14 +188,14 @@ def test_qp_failure_is_reported_not_returned(monkeypatch):
 
 
 def test_qp_that_never_reaches_optimality_is_an_error(monkeypatch):
-    original = qp_module.solvers.qp
+    original = cvxopt_solvers.qp
 
     def unfinished(*args, **kwargs):
         solution = dict(original(*args, **kwargs))
         solution.update({"status": "unknown", "relative gap": 0.5})
         return solution
 
-    monkeypatch.setattr(qp_module.solvers, "qp", unfinished)
+    monkeypatch.setattr(cvxopt_solvers, "qp", unfinished)
     ws = WorkingSet(2, [1.0], solver="cvxopt")
     ws.add([0], [[1.0, 0.0]], [1.0])
     with pytest.raises(QPError):

@@ -1,0 +1,102 @@
+"""Start-up cost of the command-line tools against a bare interpreter.
+
+For ``svmmap_learn --help``, an argument error (``svmmap_learn -c x a b``) and
+``svmmap_classify --help``: the median wall time of ``--repeats`` runs, interleaved with
+``python -c pass`` runs so that both see the same machine state, their difference and ratio;
+and from ``python -X importtime -c "import svmmap.cli"`` the cumulative import time and which
+heavy packages (numpy, scipy, cvxopt, sklearn, matplotlib, pandas, dask) the import pulls in.
+
+    python benchmarks/startup.py [--label after] [--repeats 15]
+
+Rows are kept per label in results/startup.json, so that a run before a change (``--label
+before``) and one after it sit side by side in results/startup.md.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import RESULTS, record
+
+BIN = Path(sys.executable).parent
+HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
+COMMANDS = {
+    "svmmap_learn --help": [str(BIN / "svmmap_learn"), "--help"],
+    "svmmap_learn -c x a b (argument error)": [str(BIN / "svmmap_learn"), "-c", "x", "a", "b"],
+    "svmmap_classify --help": [str(BIN / "svmmap_classify"), "--help"],
+}
+BARE = [sys.executable, "-c", "pass"]
+
+
+def wall(command):
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def import_profile():
+    """(cumulative microseconds of ``import svmmap.cli``, heavy top-level packages imported)."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import svmmap.cli"],
+                         capture_output=True, text=True, check=True).stderr
+    total, heavy = 0, set()
+    for line in out.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _, cumulative, name = line.split("|")
+        name = name.strip()
+        if name == "svmmap.cli":
+            total = int(cumulative)
+        top = name.split(".")[0]
+        if top in HEAVY:
+            heavy.add(top)
+    return total, sorted(heavy)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+
+    rows = []
+    for name, command in COMMANDS.items():
+        bare, tool = [], []
+        for _ in range(args.repeats):
+            bare.append(wall(BARE))
+            tool.append(wall(command))
+        b, t = statistics.median(bare), statistics.median(tool)
+        rows.append({"label": args.label, "command": name, "seconds": t, "bare_seconds": b,
+                     "difference": t - b, "ratio": t / b})
+    import_us, heavy = import_profile()
+    rows.append({"label": args.label, "command": "python -X importtime -c 'import svmmap.cli'",
+                 "import_seconds": import_us / 1e6, "heavy_imports": heavy})
+
+    path = RESULTS / "startup.json"
+    kept = []
+    if path.exists():
+        kept = [r for r in json.loads(path.read_text())["rows"] if r["label"] != args.label]
+    rows = kept + rows
+    lines = ["| version | command | median s | python -c pass s | difference s | ratio |",
+             "|---|---|---|---|---|---|"]
+    imports = ["", "| version | import svmmap.cli (importtime, cumulative) | heavy packages "
+               "imported |", "|---|---|---|"]
+    for r in rows:
+        if "seconds" in r:
+            lines.append(f"| {r['label']} | `{r['command']}` | {r['seconds']:.3f} | "
+                         f"{r['bare_seconds']:.3f} | {r['difference']:+.3f} | "
+                         f"{r['ratio']:.1f} |")
+        else:
+            imports.append(f"| {r['label']} | {r['import_seconds']:.3f} s | "
+                           f"{', '.join(r['heavy_imports']) or 'none'} |")
+    command = f"python benchmarks/startup.py --label {args.label} --repeats {args.repeats}"
+    os.chdir(Path(__file__).parent)
+    record("startup", command, rows, "\n".join(lines + imports))
+
+
+if __name__ == "__main__":
+    main()
