@@ -47,7 +47,8 @@ NOT_BY_DEFAULT = ("svm-acc3", "svm-acc4")
 
 def run(data, methods, folds=None, log=None):
     """Run the protocol; returns a JSON-able dict (see :func:`render`)."""
-    results = {m.name: {"label": m.label, "param": m.param, "folds": {}, "per_query": {}}
+    results = {m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
+                        "per_query": {}}
                for m in methods}
     start = time.perf_counter()
     for fold, path in find_folds(data, folds).items():
@@ -59,8 +60,9 @@ def run(data, methods, folds=None, log=None):
             row = metrics.evaluate(scores, test.y, test.qid, at=CUTOFFS)
             ap = metrics.per_query("ap", scores, test.y, test.qid)
             entry = results[method.name]
+            entry["grid"] = chosen.grid
             entry["folds"][fold] = {
-                "value": tables.format_value(chosen.value, method.param),
+                "value": tables.format_value(chosen.value, method.param), "end": chosen.end,
                 "vali_map": chosen.vali_map[chosen.value], "seconds": chosen.seconds,
                 "failed": [value for value, _ in chosen.failed],
                 **{m: row[m] for m in MEASURES},

@@ -9,6 +9,8 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
+
 from svmstruct_api.qp import QPError
 
 from .. import metrics
@@ -17,10 +19,12 @@ from .registry import predict
 
 @dataclass
 class Selected:
-    """The outcome of :func:`select`: the chosen ``value`` and its fitted ``model``,
-    validation MAP of every grid value, and the wall time of the whole grid (seconds)."""
+    """The outcome of :func:`select`: the ``grid`` tried, the chosen ``value`` and its fitted
+    ``model``, validation MAP of every grid value, and the wall time of the whole grid
+    (seconds)."""
 
     method: object
+    grid: list
     value: object
     model: object
     vali_map: dict
@@ -30,6 +34,54 @@ class Selected:
     def scores(self, split):
         return predict(self.model, split)
 
+    @property
+    def end(self):
+        """``"low"`` / ``"high"`` when the chosen value is the grid's smallest / largest,
+        else None (also for a grid of features, which has no order of capacity)."""
+        if self.method.param == "feature":
+            return None
+        if self.value == min(self.grid):
+            return "low"
+        if self.value == max(self.grid):
+            return "high"
+        return None
+
+
+def _fit(method, value, train):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without constraints are skipped
+        return method.factory(value).fit(*train.arrays)
+
+
+def same_ranking(a, b, qid):
+    """True when scores ``a`` and ``b`` order the documents of every query identically
+    (ties included; scores are compared after removing their mean, scaling by the largest
+    remaining magnitude and rounding to 1e-9, so that a rescaled weight vector or a shifted
+    bias counts as the same ranking)."""
+    def groups(scores):  # dense rank of each document's score group, queries in qid order
+        scores = np.asarray(scores, dtype=np.float64)
+        scores = scores - scores.mean()
+        scale = np.abs(scores).max(initial=0.0) or 1.0
+        rounded = np.round(scores / scale, 9)
+        order = np.lexsort((-rounded, qid))
+        new_group = np.r_[True, (rounded[order][1:] != rounded[order][:-1])
+                          | (qid[order][1:] != qid[order][:-1])]
+        dense = np.empty(len(order), dtype=np.int64)
+        dense[order] = np.cumsum(new_group)
+        return dense
+
+    return np.array_equal(groups(a), groups(b))
+
+
+def low_end_stable(selected, train, split, factor=100.0):
+    """For a choice at the low end of a C grid: True when the model trained with C / factor
+    ranks ``split`` exactly as the chosen one (the grid has reached the C -> 0 limit);
+    None when the choice is not at the low end or the hyper-parameter is not C."""
+    if selected.method.param != "C" or selected.end != "low":
+        return None
+    smaller = _fit(selected.method, selected.value / factor, train)
+    return same_ranking(selected.scores(split), predict(smaller, split), split.qid)
+
 
 def select(method, train, vali):
     """Fit ``method`` on ``train`` for each grid value; pick by MAP on ``vali`` (Splits)."""
@@ -38,9 +90,7 @@ def select(method, train, vali):
     grid = method.grid_for(train.X.shape[1])
     for value in grid:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # queries without constraints are skipped
-                model = method.factory(value).fit(*train.arrays)
+            model = _fit(method, value, train)
         except QPError as err:
             failed.append((value, str(err)))
             continue
@@ -51,4 +101,5 @@ def select(method, train, vali):
     if best is None:
         raise QPError(f"{method.label}: training failed for every grid value; first: "
                       f"{failed[0][0]}: {failed[0][1]}")
-    return Selected(method, best[0], best[1], vali_map, time.perf_counter() - start, failed)
+    return Selected(method, grid, best[0], best[1], vali_map, time.perf_counter() - start,
+                    failed)

@@ -52,7 +52,7 @@ from ..errors import SVMMapError
 from . import registry, stats, tables
 from .datasets import load_pool
 from .plots import interpolated_precision
-from .selection import select
+from .selection import low_end_stable, select
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
@@ -97,9 +97,9 @@ def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None):
     start = time.perf_counter()
     design = balanced_design(len(ids), n_trials, sizes, seed)
     keys = [str(q) for q in ids.tolist()]
-    results = {m.name: {"label": m.label, "param": m.param, "trial_map": [], "chosen": [],
-                        "seconds": 0.0, "failed": 0, "per_query": dict.fromkeys(keys, 0.0),
-                        "pr11": []}
+    results = {m.name: {"label": m.label, "param": m.param, "grid": None, "trial_map": [],
+                        "chosen": [], "end": [], "low_end_stable": [], "seconds": 0.0,
+                        "failed": 0, "per_query": dict.fromkeys(keys, 0.0), "pr11": []}
                for m in methods}
     for t, (train, vali, test) in enumerate(design):
         parts = [pool.queries(ids[idx]) for idx in (train, vali, test)]
@@ -109,7 +109,10 @@ def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None):
             ap = _ap_by_query(scores, parts[2])
             entry = results[method.name]
             entry["trial_map"].append(float(np.mean(list(ap.values()))))
-            entry["chosen"].append(tables.format_value(chosen.value, method.param))
+            entry["grid"] = chosen.grid
+            entry["chosen"].append(chosen.value)
+            entry["end"].append(chosen.end)
+            entry["low_end_stable"].append(low_end_stable(chosen, parts[0], parts[2]))
             entry["seconds"] += chosen.seconds
             entry["failed"] += len(chosen.failed)
             entry["pr11"].append(interpolated_precision(scores, parts[2].y, parts[2].qid))
@@ -141,6 +144,27 @@ def _base_functions(pool, ids, design, keys):
         rows.append({"feature": j + 1, "map": float(np.mean(trial_map)),
                      "per_query": dict(zip(keys, (per_query * times_tested).tolist()))})
     return sorted(rows, key=lambda r: -r["map"])
+
+
+def grid_ends(results):
+    """Rows ``[label, grid, at low end, at high end, low end stable]`` of every method with
+    an ordered grid (not the best-feature choice): how many trials chose the grid's smallest
+    / largest value, and of the low-end choices of a C grid, in how many the model trained
+    with C/100 ranked the test queries identically (:func:`.selection.low_end_stable`)."""
+    rows = []
+    for entry in results["methods"].values():
+        if entry["param"] == "feature":
+            continue
+        grid = entry["grid"]
+        n = len(entry["end"])
+        low, high = entry["end"].count("low"), entry["end"].count("high")
+        checked = [s for s in entry["low_end_stable"] if s is not None]
+        stable = f"{sum(checked)}/{len(checked)}" if checked else "-"
+        shown = ", ".join(f"{v:g}" for v in grid) if len(grid) <= 12 else \
+            f"{min(grid):g} ... {max(grid):g} ({len(grid)} values)"
+        rows.append([entry["label"], f"{entry['param']} in {shown}", f"{low}/{n}", f"{high}/{n}",
+                     stable])
+    return rows
 
 
 def render(results, command, data, features):
@@ -183,6 +207,15 @@ def render(results, command, data, features):
         "rank by one raw input feature, chosen by its test MAP (as in the paper). seconds: "
         "total grid-search time over all trials.",
     ])
+    ends = grid_ends(results)
+    if ends:
+        md += "\n\n" + "\n\n".join([
+            "### Where the chosen hyper-parameter sits in its grid",
+            tables.markdown(["Method", "grid", "chosen at low end", "chosen at high end",
+                             "low end: same test ranking at C/100"], ends),
+            "A choice at the low end of a C grid is checked by training with C/100 as well: "
+            "the same test ranking means the grid reached the C -> 0 limit, where "
+            "the ranking no longer depends on C."])
     failed = [f"{e['label']} {e['failed']}" for e in methods.values() if e["failed"]]
     if failed:
         md += ("\n\nGrid values whose training failed in the QP solver (skipped in model "
@@ -217,6 +250,16 @@ def main(argv=None):
     parser.add_argument("--methods", default=None, help="comma-separated (default: all)")
     parser.add_argument("--grid", action="append",
                         help="'v1,v2,...' for every C grid, or 'method=v1,v2,...' (repeatable)")
+    parser.add_argument("--bin-per-query", choices=("percentile", "minmax"), default=None,
+                        help="make each base score relative to its query before binning, for "
+                             "every SVM (svmmap.features; minmax on LETOR's query-normalised "
+                             "features = thresholds evenly spaced over the score range)")
+    parser.add_argument("--epsilon", type=float, default=None,
+                        help=f"stopping tolerance of every SVM (default "
+                             f"{registry.SVM_SETTINGS['epsilon']:g})")
+    parser.add_argument("--algorithm", choices=("1-slack", "n-slack"), default=None,
+                        help=f"cutting-plane formulation of every SVM (default "
+                             f"{registry.SVM_SETTINGS['algorithm']})")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.trials " + shlex.join(
@@ -231,6 +274,11 @@ def main(argv=None):
     try:
         methods = registry.select_methods(registry.parse_names(args.methods),
                                           registry.parse_grids(args.grid), n_bins or None)
+        settings = {k: v for k, v in (("epsilon", args.epsilon),
+                                      ("algorithm", args.algorithm)) if v is not None}
+        if args.bin_per_query and not n_bins:
+            raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
+        methods = registry.configure_svms(methods, args.bin_per_query, **settings)
         pool, ids = load_pool(args.data)
         results = run(pool, ids, methods, args.trials, sizes, args.seed,
                       log=None if args.quiet else print)
@@ -238,6 +286,10 @@ def main(argv=None):
         parser.exit(1, f"error: {err}\n")
     features = (f"binned, {n_bins} thresholds per base function (Section 4.2)" if n_bins
                 else "raw input features")
+    if args.bin_per_query:
+        features += f", scores made relative to their query first ({args.bin_per_query})"
+    svm = {**registry.SVM_SETTINGS, **settings}
+    features += f"; SVMs: {svm['algorithm']}, epsilon {svm['epsilon']:g}"
     data = " ".join(args.data)
     md, csv = render(results, command, data, features)
     out = Path(args.out)
