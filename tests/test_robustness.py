@@ -13,7 +13,7 @@ from cvxopt import solvers as cvxopt_solvers  # svmstruct_api.qp imports it when
 from svmmap import SVMMap, dump_svmlight, metrics
 from svmmap.collection import QueryCollection
 from svmmap.plugins import MapPlugin
-from svmstruct_api.learner import CuttingPlaneLearner
+from svmstruct_api.learner import make_learner
 from svmstruct_api.qp import QPError, WorkingSet
 
 from conftest import random_collection
@@ -207,7 +207,7 @@ def test_huge_c_reports_its_objective_honestly():
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
     plugin = MapPlugin(collection)
     C = 1e9
-    result = CuttingPlaneLearner(C=C, epsilon=1e-3, formulation="1-slack",
+    result = make_learner(C=C, epsilon=1e-3, formulation="1-slack",
                                  max_iter=300).fit(plugin)
     violations = np.maximum(plugin.most_violated_constraints(result.w).violations(result.w), 0)
     exact = 0.5 * result.w @ result.w + C * violations.mean()

@@ -7,7 +7,7 @@ import pytest
 from svmmap.collection import QueryCollection
 from svmmap.plugins import MapPlugin
 from svmstruct_api._simplex_qp import smo_solve
-from svmstruct_api.learner import CuttingPlaneLearner
+from svmstruct_api.learner import make_learner
 from svmstruct_api.qp import WorkingSet
 
 from conftest import random_collection
@@ -69,7 +69,7 @@ def test_warm_start_takes_fewer_steps_than_cold_starts_in_a_training_run(monkeyp
     monkeypatch.setattr(qp, "smo_solve", recording)
     X, y, qid = random_collection(seed=5, n_queries=10, docs=(6, 14), n_features=80)
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
-    result = CuttingPlaneLearner(C=100.0, epsilon=1e-3).fit(MapPlugin(collection))
+    result = make_learner(C=100.0, epsilon=1e-3).fit(MapPlugin(collection))
     assert result.converged and len(calls) > 10
     warm_total = cold_total = 0
     for gram, losses, group, bounds, start, limits, steps, value in calls:
@@ -125,7 +125,7 @@ def test_learners_reach_the_same_optimum_with_either_solver(formulation, C):
     eps = 1e-3
     results = {}
     for solver in ("smo", "cvxopt"):
-        results[solver] = CuttingPlaneLearner(C=C, epsilon=eps, formulation=formulation,
+        results[solver] = make_learner(C=C, epsilon=eps, formulation=formulation,
                                               qp_solver=solver).fit(MapPlugin(collection))
     smo, cvx = results["smo"], results["cvxopt"]
     assert smo.converged and cvx.converged
