@@ -1,15 +1,29 @@
-"""Build script: compiles every Cython module under svmmap/ and svmstruct_api/ and installs the
-console scripts."""
+"""Build script: compiles every Cython module under svmmap/ and svmstruct_api/, installs the
+console scripts, and puts the top-level data/ directory into the package as
+svmmap/datasets/data (the repository keeps one copy; the wheel gets it at build time)."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, find_packages, setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).parent
+
+
+class BuildPyWithData(build_py):
+    """build_py that also copies data/ to svmmap/datasets/data in the build directory."""
+
+    def run(self):
+        super().run()
+        if not self.editable_mode:  # an editable install reads data/ where it is
+            target = Path(self.build_lib) / "svmmap" / "datasets" / "data"
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(HERE / "data", target)
 
 # The per-query loops run in parallel with OpenMP where the compiler has it (gcc, clang with
 # libomp); SVMMAP_NO_OPENMP=1 builds them serial, with the same results.
@@ -65,5 +79,6 @@ setup(
             "svmmap_baseline_classify=svmmap.baselines.cli:classify_main",
         ]
     },
+    cmdclass={"build_py": BuildPyWithData},
     zip_safe=False,
 )

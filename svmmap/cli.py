@@ -84,7 +84,8 @@ def _learn_parser():
                "relevant and a non-relevant document (SVMstruct 3.x convention; the original "
                "SVM-MAP release used C without the 1/n).  With -l acc it is the classification "
                "SVM 1/2|w|^2 + C/n sum hinge_d, n = training documents.")
-    parser.add_argument("train_file", help="SVMlight/LETOR file, or an index file listing data "
+    parser.add_argument("train_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
+                                           "standard input), or an index file listing data "
                                            "files one per line")
     parser.add_argument("model_file", help="where to write the model (JSON)")
     parser.add_argument("-c", dest="C", type=_positive_float, default=1.0,
@@ -131,8 +132,16 @@ def _learn_parser():
                         help="with -l acc, cost of a false negative relative to a false "
                              "positive (SVM-light's -j; default 1, or #non-relevant/#relevant "
                              "with --acc-variant 2)")
+    add_group_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
+
+
+def add_group_option(parser):
+    """--group FILE: query sizes for data without qid: (LightGBM's .query files)."""
+    parser.add_argument("--group", default=None, metavar="FILE",
+                        help="for data without qid: one query size per line, the queries' "
+                             "documents consecutive (default: <data file>.query if present)")
 
 
 def _learn_options(parser, args):
@@ -159,7 +168,8 @@ def _classify_parser():
     parser = argparse.ArgumentParser(
         prog="svmmap_classify",
         description="Score documents with a trained svmmap model and report ranking metrics.")
-    parser.add_argument("test_file", help="SVMlight/LETOR file (or index file)")
+    parser.add_argument("test_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
+                                          "standard input), or an index file")
     parser.add_argument("model_file", help="model written by svmmap_learn")
     parser.add_argument("predictions_file", help="where to write one score per input line")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
@@ -167,6 +177,7 @@ def _classify_parser():
     parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
                         help="evaluation convention (default letor: queries without relevant "
                              "documents count as AP 0; trec_eval leaves them out)")
+    add_group_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -200,7 +211,7 @@ def learn_main(argv=None):
         from .estimator import SVMMap
         from .io import load_svmlight
 
-        X, y, qid = load_svmlight(args.train_file)
+        X, y, qid = load_svmlight(args.train_file, group=args.group)
         if args.base_columns and max(args.base_columns) >= X.shape[1]:
             raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
                                    f"does not exist (the data has {X.shape[1]} features)",
@@ -248,7 +259,8 @@ def classify_main(argv=None):
         from .io import load_svmlight
 
         model = SVMMap.load(args.model_file)
-        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_)
+        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
+                                  group=args.group)
         scores = model.decision_function(X, qid)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:

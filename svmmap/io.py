@@ -15,12 +15,25 @@ Format: one document per line, ::
   lines are skipped. Tokens are separated by any whitespace, lines end in ``\\n`` or ``\\r\\n``,
   and the file is UTF-8 (a leading byte-order mark is ignored).
 
+Files may be gzip-, bzip2- or xz-compressed (recognised by their first bytes, not by their
+name); ``-`` reads standard input. Data without ``qid:`` takes its queries from a LightGBM-style
+*group file*: one query size per line, the queries' documents on consecutive lines in that
+order (``train.txt.query`` beside ``train.txt`` is used when present, or pass ``group=``).
+
 Any deviation raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
+
+Layers: :func:`_read_bytes` (file or stdin, decompression) and :func:`_decode` hand text to the
+parser (:func:`_parse`), which knows nothing about where the text came from.
 """
 
+import bz2
+import gzip
+import lzma
 import math
 import os
 import re
+import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -44,13 +57,28 @@ _FEATURE = rf"0*[1-9][0-9]{{0,15}}:{_NUMBER}"
 _FEATURES_RE = re.compile(rf"(?:{_FEATURE}(?: {_FEATURE})*)?")
 
 
-def load_svmlight(path_or_paths, n_features=None, *, return_comments=False):
+#: Standard input's name in arguments and in messages.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+#: First bytes of the compressed formats read transparently, and their decompressors.
+COMPRESSION = (
+    (b"\x1f\x8b", "gzip", gzip.decompress, (OSError, EOFError, zlib.error)),
+    (b"BZh", "bzip2", bz2.decompress, (OSError, EOFError, ValueError)),
+    (b"\xfd7zXZ\x00", "xz", lzma.decompress, (lzma.LZMAError, EOFError)),
+)
+#: Suffix of the group file looked for beside a data file without ``qid:`` (LightGBM's).
+GROUP_SUFFIX = ".query"
+MISSING_QID = "missing qid:<id> after the label"
+
+
+def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
     ----------
     path_or_paths : str, PathLike, or list of them
-        A data file, an *index file*, or a list of either, read and concatenated in order.
+        A data file, an *index file*, or a list of either, read and concatenated in order;
+        ``"-"`` is standard input; gzip, bzip2 and xz content is decompressed.
         An index file (as accepted by the original ``svm_map_learn``) lists one data file
         per non-blank, non-comment line, relative paths being taken from the index file's
         directory; it is recognised by its first non-comment line holding a single token
@@ -60,6 +88,10 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False):
         index seen in the files (zero-valued features included).
     return_comments : bool
         Also return each document's comment (text after ``#``, stripped; ``''`` if none).
+    group : str or PathLike, optional
+        Group file for data whose lines carry no ``qid:`` (one query size per line, LightGBM's
+        ``.query`` format); only with a single data file. Without it, ``<data file>.query``
+        is used when such data has one beside it. Queries are numbered 1, 2, ... in order.
 
     Returns
     -------
@@ -85,10 +117,12 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False):
         n_features = int(n_features)
     if isinstance(path_or_paths, (str, os.PathLike)):
         path_or_paths = [path_or_paths]
-    sources = [source for given in path_or_paths for source in _sources(Path(given))]
+    sources = [source for given in path_or_paths for source in _sources(given)]
     if not sources:
         raise InputFormatError("no input files")
-    parts = [_parse(path, text, n_features) for path, text in sources]
+    if group is not None and len(sources) != 1:
+        raise InputFormatError("a group file goes with a single data file", group)
+    parts = [_parse_source(path, text, n_features, group) for path, text in sources]
 
     labels = [v for part in parts for v in part[0]]
     qids = [q for part in parts for q in part[1]]
@@ -162,18 +196,40 @@ def _number(v):
     return text[:-2] if text.endswith(".0") else text
 
 
+def _read_bytes(path):
+    """The contents of ``path`` (``"-"``: standard input), decompressed when they start with
+    the magic bytes of gzip, bzip2 or xz."""
+    if str(path) == STDIN:
+        path, data = STDIN_NAME, sys.stdin.buffer.read()
+    else:
+        if os.path.isdir(path):
+            raise InputFormatError("is a directory", path)
+        if not os.path.exists(path):
+            raise InputFormatError("file not found", path)
+        try:
+            data = Path(path).read_bytes()
+        except OSError as err:
+            raise InputFormatError(f"cannot read: {err.strerror}", path) from None
+    for magic, name, decompress, errors in COMPRESSION:
+        if data.startswith(magic):
+            try:
+                return decompress(data)
+            except errors as err:
+                raise InputFormatError(f"corrupt or truncated {name} data ({err})",
+                                       path) from None
+    return data
+
+
 def _read_text(path):
-    """Return the decoded contents of a data or index file."""
-    if os.path.isdir(path):
-        raise InputFormatError("is a directory", path)
-    if not os.path.exists(path):
-        raise InputFormatError("file not found", path)
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise InputFormatError(f"cannot read: {err.strerror}", path) from None
+    """Return the decoded contents of a data, index or group file."""
+    data = _read_bytes(path)
     if not data:
         raise InputFormatError("empty file", path)
+    return _decode(data, path)
+
+
+def _decode(data, path):
+    """UTF-8 text of ``data`` without a leading byte-order mark."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -194,18 +250,25 @@ def _data_lines(text):
             yield lineno, tokens, comment.strip()
 
 
-def _sources(path):
-    """(path, text) of the data files named by ``path``: itself, or those an index file lists."""
-    text = _read_text(path)
+def _sources(given):
+    """(path, text) of the data files named by ``given``: itself, or those an index file lists
+    (relative to the index file's directory; for standard input, the working directory)."""
+    text = _read_text(given)
+    path = Path(STDIN_NAME if str(given) == STDIN else given)
     first = next(_data_lines(text), None)
     if first is None or not _is_index_line(first[1]):
         return [(path, text)]
+    if str(given) == STDIN:
+        path = Path(STDIN_NAME)
+        base = Path(".")
+    else:
+        base = path.parent
     sources = []
     for lineno, line in enumerate(text.split("\n"), 1):
         entry = line.partition("#")[0].strip()
         if not entry:
             continue
-        listed = path.parent / entry
+        listed = base / entry
         if os.path.isdir(listed):
             raise InputFormatError(f"listed file {entry!r} is a directory", path, lineno)
         if not os.path.exists(listed):
@@ -224,21 +287,62 @@ def _is_index_line(tokens):
     return False
 
 
-def _parse(path, text, n_features):
-    """Parse one data file.
+def _parse_source(path, text, n_features, group):
+    """Parse one data file; without ``qid:`` on its lines, number its queries from the group
+    file (``group``, or ``<path>.query`` when it exists)."""
+    first = next(_data_lines(text), None)
+    has_qid = first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
+    if group is None and not has_qid and str(path) != STDIN_NAME:
+        beside = Path(f"{path}{GROUP_SUFFIX}")
+        group = beside if beside.is_file() else None
+    if group is None:
+        try:
+            return _parse(path, text, n_features)
+        except InputFormatError as err:
+            if has_qid or err.reason != MISSING_QID or err.line != first[0]:
+                raise
+            raise InputFormatError(f"{MISSING_QID} (data without qid: takes its queries from "
+                                   f"a group file: {path.name}{GROUP_SUFFIX} beside it, or "
+                                   "--group FILE)", path, err.line) from None
+    if has_qid:
+        raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
+                               "use one or the other", path, first[0])
+    labels, qids, *rest = _parse(path, text, n_features, with_qid=False)
+    return (labels, _group_qids(group, len(labels), path), *rest)
 
-    Returns lists of labels, qid strings and comments, then the float64 arrays of all feature
-    indices and values in file order and the int64 array of feature counts per line.
+
+def _group_qids(group, n_documents, data_path):
+    """Query ids 1, 2, ... repeated by the sizes in a group file (one positive integer a line)."""
+    sizes = []
+    for lineno, tokens, _ in _data_lines(_read_text(group)):
+        if len(tokens) != 1 or not tokens[0].isdigit() or int(tokens[0]) == 0:
+            raise InputFormatError(f"expected one query size (a positive integer), got "
+                                   f"{' '.join(tokens)!r}", group, lineno)
+        sizes.append(int(tokens[0]))
+    if sum(sizes) != n_documents:
+        raise InputFormatError(f"the query sizes add up to {sum(sizes)} documents but "
+                               f"{data_path} has {n_documents}", group)
+    return [str(q) for q, size in enumerate(sizes, 1) for _ in range(size)]
+
+
+def _parse(path, text, n_features, with_qid=True):
+    """Parse one data file (``with_qid=False``: lines are ``<label> <index>:<value> ...``).
+
+    Returns lists of labels, qid strings (empty without qids) and comments, then the float64
+    arrays of all feature indices and values in file order and the int64 array of feature
+    counts per line.
     """
     labels, qids, feats, linenos, comments = [], [], [], [], []
+    first_feature = 2 if with_qid else 1
     for lineno, tokens, comment in _data_lines(text):
-        joined = " ".join(tokens[2:])
-        reason = _line_error(tokens, joined, n_features)
+        joined = " ".join(tokens[first_feature:])
+        reason = _line_error(tokens, joined, n_features, with_qid)
         if reason is not None:
             _features(path, feats, linenos, n_features)  # an earlier line's error comes first
             raise InputFormatError(reason, path, lineno)
         labels.append(float(tokens[0]))
-        qids.append(tokens[1][4:])
+        if with_qid:
+            qids.append(tokens[1][4:])
         feats.append(joined)
         linenos.append(lineno)
         comments.append(comment)
@@ -247,19 +351,22 @@ def _parse(path, text, n_features):
     return (labels, qids, comments, *_features(path, feats, linenos, n_features))
 
 
-def _line_error(tokens, joined, n_features):
+def _line_error(tokens, joined, n_features, with_qid=True):
     """The reason a line is malformed as far as per-line checks can tell, or None."""
     label = tokens[0]
     if ":" in label:
         return "missing label"
     if not _NUMBER_RE.fullmatch(label) or not math.isfinite(float(label)):
         return f"label {label!r} is not a finite number"
-    if len(tokens) < 2 or not tokens[1].startswith("qid:"):
-        return "missing qid:<id> after the label"
-    if not tokens[1][4:] or ":" in tokens[1][4:]:
-        return f"malformed qid {tokens[1]!r}"
+    if with_qid:
+        if len(tokens) < 2 or not tokens[1].startswith("qid:"):
+            return MISSING_QID
+        if not tokens[1][4:] or ":" in tokens[1][4:]:
+            return f"malformed qid {tokens[1]!r}"
+    elif len(tokens) > 1 and tokens[1].startswith("qid:"):
+        return "qid: on a line of data whose queries come from a group file"
     if not _FEATURES_RE.fullmatch(joined):
-        return _feature_error(tokens[2:], n_features)
+        return _feature_error(tokens[2 if with_qid else 1:], n_features)
     return None
 
 

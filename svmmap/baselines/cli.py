@@ -48,6 +48,7 @@ def _learn_parser():
                         help="PRank: the last weights instead of the averaged ones")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
                         help="0 quiet, 1 summary (default), 2 a line per round")
+    cli.add_group_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -67,7 +68,7 @@ def learn_main(argv=None):
     args = _learn_parser().parse_args(argv)
 
     def learn():
-        X, y, qid = load_svmlight(args.train_file)
+        X, y, qid = load_svmlight(args.train_file, group=args.group)
         model = _model(args)
         options = {}
         if args.valid is not None:
@@ -101,7 +102,8 @@ def classify_main(argv=None):
         if kind[0] == "svmmap":
             return
         model = load_model(args.model_file)
-        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_)
+        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
+                                  group=args.group)
         scores = model.decision_function(X)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:

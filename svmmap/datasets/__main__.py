@@ -1,0 +1,35 @@
+"""``python -m svmmap.datasets list`` names the bundled data sets;
+``python -m svmmap.datasets path NAME [SPLIT]`` prints a file's path, for the command line:
+
+    svmmap_learn -c 10 "$(python -m svmmap.datasets path mq2008 train)" model.json
+"""
+
+import argparse
+import sys
+
+from . import DATASETS, path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m svmmap.datasets",
+                                     description="The small real data sets bundled with svmmap.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("list", help="name, split and path of every bundled file")
+    where = commands.add_parser("path", help="print the path of one bundled file")
+    where.add_argument("name", choices=sorted(DATASETS))
+    where.add_argument("split", nargs="?", help="train, vali or test (mq2008); none otherwise")
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        for name, splits in DATASETS.items():
+            for split in splits:
+                print(f"{name}\t{split}\t{path(name, split)}")
+        return 0
+    try:
+        print(path(args.name, args.split))
+    except (ValueError, FileNotFoundError) as err:
+        parser.error(str(err))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
