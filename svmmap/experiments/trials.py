@@ -24,13 +24,26 @@ Reported, in the layout of the paper's Tables 6-11:
   optimistic reference, not a method).
 
 Features: the binned base-function features of Section 4.2 (``--bin 50``, the default when
-:mod:`svmmap.features` is available) or the raw features (``--bin 0``).  Base-function rows
-always rank by the raw input columns.  On LETOR data the pool is a data set's queries with at
+:mod:`svmmap.features` is available) or the raw features (``--bin 0``).  The thresholds are
+quantiles of the training scores, or with ``--bin-per-query minmax`` evenly spaced over each
+query's score range (on LETOR's query-normalised features: evenly spaced over [0, 1), the
+spacing the original SVM-MAP sample file suggests).  ``--epsilon`` / ``--algorithm`` change every
+SVM's stopping tolerance / formulation.  Base-function rows always rank by the raw input
+columns.
+
+Hyper-parameters: each method's grid (:mod:`.registry`; C from 1e-5 to 1e3 for the SVMs) is
+recorded in ``trials.json`` (``grid``), with each trial's choice (``chosen``) and whether it
+is the grid's smallest or largest value (``end``); a choice at the low end of a C grid is
+re-checked at C/100 (``low_end_stable``: the same test ranking means the grid reached the
+C -> 0 limit).  The tables count both.
+
+On LETOR data the pool is a data set's queries with at
 least one relevant document (a folder: all of Fold1's train, validation and test files, i.e.
 every query of the set; or the files given).
 
     python -m svmmap.experiments.trials --data FILE_OR_DIR [FILE ...] --out DIR \\
-        [--trials 50] [--sizes 10,5,35] [--seed 0] [--bin 50] [--methods ...] [--grid ...]
+        [--trials 50] [--sizes 10,5,35] [--seed 0] [--bin 50] [--bin-per-query minmax] \\
+        [--epsilon 1e-3] [--algorithm 1-slack] [--methods ...] [--grid ...]
 
 Writes ``trials.md``, ``trials.csv`` and ``trials.json`` into ``--out``.
 """
