@@ -68,8 +68,11 @@ setup(
     install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3"],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ruff==0.17.5",
-                 "matplotlib>=3.5", "scikit-learn>=1.1", "lightgbm>=4"],
+                 "matplotlib>=3.5", "scikit-learn>=1.1", "lightgbm>=4",
+                 "dask[distributed]>=2023.1"],
         "plot": ["matplotlib>=3.5"],
+        # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
+        "dask": ["dask[distributed]>=2023.1"],
     },
     entry_points={
         "console_scripts": [

@@ -45,6 +45,7 @@ import numpy as np
 from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
 from .options import FORMULATIONS, QP_SOLVERS
+from .plugin import ConstraintBatch
 from .qp import WorkingSet
 
 #: each working-set QP is solved to a duality gap of this fraction of C * epsilon
@@ -207,8 +208,9 @@ class BaseSSVM:
         """The bound C_g of every slack group of the working-set QP."""
         raise NotImplementedError
 
-    def _select(self, run, batch, violations):
-        """(new constraints or None, largest excess violation) of one oracle pass at run.w;
+    def _select(self, run, batch):
+        """(new constraints or None, largest excess violation) of one oracle pass at run.w
+        (a ConstraintBatch, or a SummedConstraint where the formulation accepts one);
         new constraints are (groups, vectors, losses) for WorkingSet.add."""
         raise NotImplementedError
 
@@ -277,11 +279,10 @@ class BaseSSVM:
         else:
             batch = run.model.most_violated_constraints(w)
             self._observe(run, batch)
-            violations = np.maximum(batch.violations(w), 0.0)
             oracle_seconds = time.perf_counter() - tick
             reg = run.regularized
-            primal = 0.5 * w[reg] @ w[reg] + run.bounds.slack_cost(violations)
-            new, excess = self._select(run, batch, violations)
+            primal = 0.5 * w[reg] @ w[reg] + batch.slack_cost(w, run.bounds)
+            new, excess = self._select(run, batch)
             max_violation = max(float(excess), 0.0)
             if primal < run.best[0] or new is None:
                 run.best = (primal, w, max_violation)
@@ -348,7 +349,9 @@ class NSlackSSVM(BaseSSVM):
     def _group_bounds(self, bounds):
         return bounds.values
 
-    def _select(self, run, batch, violations):
+    def _select(self, run, batch):
+        _check_per_example(batch)
+        violations = np.maximum(batch.violations(run.w), 0.0)
         excess_each = violations - run.working_set.slacks(run.w)
         chosen = np.flatnonzero(excess_each > self.epsilon)
         new = (chosen, batch.dpsi[chosen], batch.loss[chosen]) if len(chosen) else None
@@ -387,16 +390,17 @@ class OneSlackSSVM(BaseSSVM):
 
     def _observe(self, run, batch):
         if run.cache is not None:
+            _check_per_example(batch)
             run.cache.add(batch)
 
-    def _averaged(self, run, batch, violations):
+    def _averaged(self, run, batch):
         """(the averaged constraint, its excess violation over the working set's slack)."""
-        averages = run.bounds.average
-        excess = averages(violations) - run.working_set.slacks(run.w)[0]
-        return ([0], averages(batch.dpsi)[None, :], [averages(batch.loss)]), excess
+        dpsi, loss, violation = batch.averaged(run.w, run.bounds)
+        excess = violation - run.working_set.slacks(run.w)[0]
+        return ([0], dpsi[None, :], [loss]), excess
 
-    def _select(self, run, batch, violations):
-        new, excess = self._averaged(run, batch, violations)
+    def _select(self, run, batch):
+        new, excess = self._averaged(run, batch)
         return (new if excess > self.epsilon else None), excess
 
     def _constraint_without_oracle(self, run):
@@ -405,8 +409,15 @@ class OneSlackSSVM(BaseSSVM):
         if run.cache is None or len(run.cache) == 0:
             return None
         cached = run.cache.most_violated(run.w)
-        new, excess = self._averaged(run, cached, np.maximum(cached.violations(run.w), 0.0))
+        new, excess = self._averaged(run, cached)
         return new if excess > self.epsilon else None
+
+
+def _check_per_example(batch):
+    if not isinstance(batch, ConstraintBatch):
+        raise ValueError("the n-slack formulation and the constraint cache need every "
+                         "example's constraint; this model returns only their sum (1-slack "
+                         "without cache only)")
 
 
 #: the learner class of each formulation (svmstruct_api.options.FORMULATIONS)

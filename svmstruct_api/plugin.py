@@ -11,7 +11,9 @@ A plugin describes n training examples (x_i, y_i) through the hooks SVMstruct us
 and, for speed, one batch hook that the learners actually call once per iteration:
 
 - ``most_violated_constraints(w)``: for every example at once, the loss Delta_i of its most
-  violated output y_hat_i and the difference vector dpsi_i = psi(x_i, y_i) - psi(x_i, y_hat_i).
+  violated output y_hat_i and the difference vector dpsi_i = psi(x_i, y_i) - psi(x_i, y_hat_i)
+  (a ConstraintBatch), or, for a model that only supports the 1-slack formulation, their sums
+  over the examples (a SummedConstraint: a distributed model returns only those).
 
 The constraint of example i for output y reads  w.dpsi_i >= Delta_i - xi_i.  The default batch
 hook loops over the per-example hooks; a fast plugin overrides it with one vectorised call.
@@ -41,6 +43,53 @@ class ConstraintBatch:
     def violations(self, w):
         """H_i(w) = Delta_i - w.dpsi_i: the slack example i needs for its most violated output."""
         return self.loss - self.dpsi @ w
+
+    def slack_cost(self, w, bounds):
+        """sum_i b_i max(0, H_i(w)): the slack term of the primal objective P(w), for the
+        example bounds b_i (svmstruct_api.learner.ExampleBounds)."""
+        return bounds.slack_cost(np.maximum(self.violations(w), 0.0))
+
+    def averaged(self, w, bounds):
+        """The 1-slack constraint of this batch and its violation at w, weighted b_i / C:
+        (sum_i b_i/C dpsi_i, sum_i b_i/C Delta_i, sum_i b_i/C max(0, H_i(w)))."""
+        return (bounds.average(self.dpsi), bounds.average(self.loss),
+                bounds.average(np.maximum(self.violations(w), 0.0)))
+
+
+@dataclass(frozen=True)
+class SummedConstraint:
+    """The most violated constraints of all n examples, summed: all the 1-slack learner
+    needs when every example has the same bound, and all a distributed batch hook sends
+    back (svmmap.dask).  The n-slack learner and the constraint cache need a ConstraintBatch.
+
+    Attributes
+    ----------
+    n : int, the number of examples summed.
+    loss : float, sum_i Delta(y_i, y_hat_i).
+    dpsi : ndarray (n_features,), sum_i psi(x_i, y_i) - psi(x_i, y_hat_i).
+
+    Its violation at w is max(0, sum_i H_i(w)), equal to sum_i max(0, H_i(w)) because every
+    H_i >= 0: an exact oracle's most violated output is at least as violated as y_i itself.
+    """
+
+    n: int
+    loss: float
+    dpsi: np.ndarray
+
+    def _violation(self, w):
+        return max(float(self.loss - self.dpsi @ w), 0.0)
+
+    def _check(self, bounds):
+        if not bounds.uniform:
+            raise ValueError("a SummedConstraint needs every example to have the same bound")
+
+    def slack_cost(self, w, bounds):
+        self._check(bounds)
+        return float(bounds.values[0]) * self._violation(w)
+
+    def averaged(self, w, bounds):
+        self._check(bounds)
+        return self.dpsi / self.n, self.loss / self.n, self._violation(w) / self.n
 
 
 class StructuredModel(ABC):

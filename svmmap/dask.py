@@ -1,0 +1,475 @@
+"""Training and prediction on a Dask cluster: the data stays on the workers.
+
+``DaskSVMMap`` trains the same model as ``SVMMap`` (1-slack formulation) on Dask arrays or
+DataFrames.  The training data is cut into partitions that each hold whole queries (a query
+never spans two partitions: the row chunks are moved to query boundaries, or a clear error
+names the query); every partition becomes the ranking plugin of its trainable queries,
+persisted on the worker that holds it.  One cutting-plane iteration then is
+
+    w  --(client -> every partition)-->  fused pass over the partition's queries
+       (scores, per-query sort, oracle, dpsi_q = X_q^T (c*_q - c_hat_q): the plugin's batch
+       hook, svmmap._map_kernels.map_constraints / _roc_kernels.roc_constraints)
+       -->  (sum_q Delta_q, sum_q dpsi_q)  of the partition
+       -->  pairwise tree reduction in partition order  -->  client,
+
+so only w goes out and only a d-vector and a scalar per partition come back; the learner
+(svmstruct_api.learner) and the working-set QP run on the client and see the whole pass as
+the plugin interface's batch hook returning a ``SummedConstraint``.  The reduction order is
+fixed by the partition order, so the same layout gives the same bits on every run.
+
+Only the 1-slack formulation is distributed: n-slack keeps one working set per query on the
+client, i.e. up to (iterations x queries) dense d-vectors there -- as large as the data for
+LETOR-shaped queries -- and the constraint cache (``cache_size``) likewise stores outputs per
+query.  Both are refused with a clear message.
+
+``read_svmlight(paths)`` reads a list or a glob of SVMlight shards, each on a worker.
+
+Dask (``pip install svmmap[dask]``) is imported when this module is.
+"""
+
+import glob
+import os
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+try:
+    import dask
+    import dask.array as da
+    from dask.distributed import default_client, wait
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("svmmap.dask needs Dask: pip install 'svmmap[dask]' "
+                      "(dask[distributed])") from exc
+
+from svmstruct_api.callbacks import LogCallback
+from svmstruct_api.learner import OneSlackSSVM
+from svmstruct_api.plugin import StructuredModel, SummedConstraint
+
+from . import metrics
+from .collection import QueryCollection
+from .errors import InputFormatError
+from .estimator import MAX_FEATURES, SVMMap
+from .io import load_svmlight
+
+__all__ = ["DaskSVMMap", "read_svmlight"]
+
+#: the losses whose fused pass runs per partition (loss="acc" is a per-document classifier)
+DISTRIBUTED_LOSSES = ("map", "roc")
+
+
+class DaskSVMMap(SVMMap):
+    """SVMMap trained on a Dask cluster (see the module docstring for how).
+
+    Parameters: those of SVMMap, plus ``client``, the dask.distributed Client to use
+    (default: the current one, ``dask.distributed.default_client()``).  ``algorithm`` must
+    be "1-slack", ``cache_size`` 0, ``features`` None and ``loss`` "map" or "roc".
+    ``n_threads`` is the oracle's threads inside each partition's task.
+
+    ``fit(X, y, qid)`` takes Dask arrays or DataFrames / Series (numpy arrays are cut into
+    X's row chunks); ``decision_function`` / ``predict`` return a Dask array (a Dask Series
+    for a DataFrame); ``score`` is MAP, reduced over query-aligned partitions;
+    ``to_local()`` is the plain SVMMap with the same coefficients, and save/load use the
+    one model-file path (the file is an ordinary svmmap model).
+    """
+
+    def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
+                 max_time=None, n_threads=1, oracle="divide", verbose=0, features=None,
+                 cost_ratio=1.0, qp_solver="smo", cache_size=0, client=None):
+        super().__init__(C=C, loss=loss, epsilon=epsilon, algorithm=algorithm,
+                         max_iter=max_iter, max_time=max_time, n_threads=n_threads,
+                         oracle=oracle, verbose=verbose, features=features,
+                         cost_ratio=cost_ratio, qp_solver=qp_solver, cache_size=cache_size)
+        self.client = client
+
+    def _check_params(self):
+        super()._check_params()
+        if self.loss not in DISTRIBUTED_LOSSES:
+            raise ValueError(f"DaskSVMMap trains loss in {DISTRIBUTED_LOSSES}, got "
+                             f"{self.loss!r}")
+        if self.algorithm != "1-slack" or self.cache_size:
+            raise ValueError("DaskSVMMap trains the 1-slack formulation without constraint "
+                             "cache only (algorithm='1-slack', cache_size=0): n-slack and "
+                             "the cache keep per-query constraints on the client")
+        if self.features is not None:
+            raise ValueError("DaskSVMMap does not fit binned features (features=None): "
+                             "bin the data first")
+
+    def _client(self):
+        return self.client if self.client is not None else default_client()
+
+    # -- training ----------------------------------------------------------------------------
+
+    def fit(self, X, y, qid):
+        """Train on the documents X with labels y (relevant: y > 0) grouped by qid, all kept
+        on the workers; return self."""
+        self._check_params()
+        client = self._client()
+        X, y, qid = aligned_partitions(X, y, qid, client)
+        model = DistributedRankingModel(X, y, qid, client, self._plugin_params())
+        try:
+            if model.n_features > MAX_FEATURES:
+                raise InputFormatError(
+                    f"X has {model.n_features} features: more than the {MAX_FEATURES} a "
+                    "dense weight vector can reasonably hold; renumber the features")
+            if model.n_examples == 0:
+                raise InputFormatError(
+                    f"none of the {model.n_queries} queries has both a relevant (label > 0) "
+                    "and a non-relevant document: there is nothing to train on")
+            skipped = model.n_without_relevant + model.n_all_relevant
+            if skipped:
+                warnings.warn(
+                    f"{skipped} of {model.n_queries} queries carry no constraint and are "
+                    f"skipped ({model.n_without_relevant} without a relevant document, "
+                    f"{model.n_all_relevant} with only relevant documents)", stacklevel=2)
+            learner = OneSlackSSVM(
+                C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
+                max_time=self.max_time, callbacks=LogCallback() if self.verbose else None,
+                qp_solver=self.qp_solver)
+            result = learner.fit(model)
+        finally:
+            model.release()
+        self.coef_, self.intercept_ = result.w, 0.0
+        self.features_ = None
+        self.n_features_in_ = model.n_features
+        self.training_result_ = result
+        self.n_queries_used_ = model.n_examples
+        self.n_queries_without_relevant_ = model.n_without_relevant
+        self.n_queries_all_relevant_ = model.n_all_relevant
+        self.n_partitions_ = len(model.partitions)
+        return self
+
+    def _plugin_params(self):
+        return {"loss": self.loss, "n_threads": self.n_threads, "oracle": self.oracle}
+
+    # -- prediction --------------------------------------------------------------------------
+
+    def to_local(self):
+        """The plain SVMMap with the same parameters, coefficients and training record."""
+        self._check_fitted()
+        params = {key: value for key, value in self.get_params().items() if key != "client"}
+        local = SVMMap(**params)
+        for name in ("coef_", "intercept_", "features_", "n_features_in_",
+                     "training_result_", "n_queries_used_", "n_queries_without_relevant_",
+                     "n_queries_all_relevant_", "training_info_"):
+            if hasattr(self, name):
+                setattr(local, name, getattr(self, name))
+        return local
+
+    def decision_function(self, X, qid=None):
+        """Scores w.x, one per row, as a Dask array (a Dask Series for a DataFrame), computed
+        where the rows are."""
+        local = self.to_local()
+        if _is_dataframe(X):
+            import pandas as pd
+
+            def scores(frame):
+                return pd.Series(local.decision_function(frame.to_numpy(np.float64)),
+                                 index=frame.index, dtype=np.float64)
+
+            return X.map_partitions(scores, meta=pd.Series(dtype=np.float64))
+        X = _as_dask_matrix(X)
+        return X.map_blocks(local.decision_function, drop_axis=1, dtype=np.float64,
+                            meta=np.empty(0, dtype=np.float64))
+
+    predict = decision_function
+
+    def score(self, X, y, qid, convention="letor"):
+        """MAP of the ranking by decision_function (svmmap.metrics, LETOR convention unless
+        ``convention="trec_eval"``): per-query AP summed within query-aligned partitions."""
+        local = self.to_local()
+        client = self._client()
+        X, y, qid = aligned_partitions(X, y, qid, client)
+        parts = [dask.delayed(_ap_sum)(local, xb, yb, qb, convention)
+                 for xb, yb, qb in zip(X.to_delayed().ravel(), y.to_delayed().ravel(),
+                                       qid.to_delayed().ravel())]
+        sums = client.gather(client.compute(parts))
+        total, count = sum(s for s, _ in sums), sum(c for _, c in sums)
+        return total / count if count else float("nan")
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def save(self, path):
+        """Write the model file of ``to_local()`` (an ordinary svmmap model file)."""
+        self.to_local().save(path)
+
+    @classmethod
+    def load(cls, path, client=None):
+        """Read a model file written by save (of this class or of SVMMap)."""
+        local = SVMMap.load(path)
+        params = local.get_params()
+        model = cls(**params, client=client)
+        model._check_params()
+        for name, value in vars(local).items():
+            if name.endswith("_"):
+                setattr(model, name, value)
+        return model
+
+
+class DistributedRankingModel(StructuredModel):
+    """The training queries as persisted per-partition ranking plugins on the workers; its
+    batch hook is the fused pass on every partition, tree-reduced to a SummedConstraint.
+
+    Only the batch hook exists: the per-example SVMstruct hooks would pull single queries
+    to the client, which the distributed model never does.
+    """
+
+    def __init__(self, X, y, qid, client, plugin_params):
+        self.client = client
+        blocks = zip(X.to_delayed().ravel(), y.to_delayed().ravel(), qid.to_delayed().ravel())
+        self.partitions = client.compute(
+            [dask.delayed(Partition.build)(xb, yb, qb, **plugin_params) for xb, yb, qb in blocks])
+        wait(self.partitions)
+        summaries = client.gather([client.submit(Partition.summary, part, pure=False)
+                                   for part in self.partitions])
+        counts = np.array([s[:4] for s in summaries], dtype=np.int64).sum(axis=0)
+        self.n_queries, self.n_examples, self.n_without_relevant, self.n_all_relevant = \
+            (int(c) for c in counts)
+        self.n_features = int(X.shape[1])
+
+    def release(self):
+        """Drop the persisted partitions (the cluster frees their memory)."""
+        for future in self.partitions:
+            future.release()
+
+    def most_violated_constraints(self, w):
+        """The fused pass on every partition; sum_q Delta_q and sum_q dpsi_q over all
+        queries, reduced pairwise in partition order."""
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        sums = [self.client.submit(Partition.constraint_sum, part, w, pure=False)
+                for part in self.partitions]
+        while len(sums) > 1:
+            pairs = [self.client.submit(_add, sums[i], sums[i + 1], pure=False)
+                     for i in range(0, len(sums) - 1, 2)]
+            sums = pairs + sums[len(sums) - len(sums) % 2:]
+        loss, dpsi = sums[0].result()
+        return SummedConstraint(n=self.n_examples, loss=loss, dpsi=dpsi)
+
+    def _per_example(self, *args):
+        raise NotImplementedError("the distributed model offers only the batch hook "
+                                  "most_violated_constraints (1-slack)")
+
+    psi = loss = find_most_violated_constraint = classify_example = true_output = _per_example
+
+
+class Partition:
+    """One partition on a worker: the ranking plugin of its trainable queries (None if it has
+    none) and its query counts."""
+
+    def __init__(self, plugin, n_queries, n_trainable, n_without_relevant, n_all_relevant,
+                 n_features):
+        self.plugin = plugin
+        self.counts = (n_queries, n_trainable, n_without_relevant, n_all_relevant)
+        self.n_features = n_features
+
+    @classmethod
+    def build(cls, X, y, qid, loss, n_threads, oracle):
+        collection = QueryCollection.from_arrays(X, y, qid)
+        trainable, n_without_relevant, n_all_relevant = collection.trainable()
+        plugin = None
+        if trainable.n_queries:
+            plugin = SVMMap(loss=loss, n_threads=n_threads, oracle=oracle)._plugin(trainable)
+        return cls(plugin, collection.n_queries, trainable.n_queries, n_without_relevant,
+                   n_all_relevant, collection.n_features)
+
+    def summary(self):
+        return (*self.counts, self.n_features)
+
+    def constraint_sum(self, w):
+        """(sum_q Delta_q, sum_q dpsi_q) over the partition's trainable queries at w."""
+        if self.plugin is None:
+            return 0.0, np.zeros(self.n_features)
+        batch = self.plugin.most_violated_constraints(w)
+        return float(batch.loss.sum()), batch.dpsi.sum(axis=0)
+
+
+def _add(a, b):
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _ap_sum(model, X, y, qid, convention):
+    values = metrics.per_query("ap", model.decision_function(X), y, qid,
+                               convention=convention).values
+    return float(values.sum()), len(values)
+
+
+# -- partitions that hold whole queries ----------------------------------------------------------
+
+def _is_dataframe(obj):
+    return hasattr(obj, "map_partitions") and hasattr(obj, "columns")
+
+
+def _is_series(obj):
+    return hasattr(obj, "map_partitions") and not hasattr(obj, "columns")
+
+
+def _as_dask_matrix(X):
+    if _is_dataframe(X):
+        X = X.to_dask_array(lengths=True)
+    elif not isinstance(X, da.Array):
+        X = da.from_array(X, chunks=(max(X.shape[0], 1), X.shape[1]))
+    if X.ndim != 2:
+        raise InputFormatError(f"X must be two-dimensional, got shape {X.shape}")
+    if np.isnan(X.shape[0]) or any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    return X.rechunk({1: -1})
+
+
+def _as_dask_vector(v, chunks, name):
+    if _is_series(v):
+        v = v.to_dask_array(lengths=True)
+    elif not isinstance(v, da.Array):
+        v = np.asarray(v).ravel()
+        if len(v) != sum(chunks):
+            raise InputFormatError(f"X has {sum(chunks)} rows but {name} has {len(v)} entries")
+        return da.from_array(v, chunks=(chunks,))
+    if v.ndim != 1:
+        v = v.ravel()
+    if np.isnan(v.shape[0]):
+        v = v.compute_chunk_sizes()
+    if v.shape[0] != sum(chunks):
+        raise InputFormatError(f"X has {sum(chunks)} rows but {name} has {v.shape[0]} entries")
+    return v.rechunk((chunks,))
+
+
+def _qid_summary(qid):
+    """(first id, its leading run, its count, last id, its trailing run, its count, the
+    unique ids, size) of one chunk's query ids."""
+    qid = np.asarray(qid).ravel()
+    if not len(qid):
+        return None, 0, 0, None, 0, 0, qid[:0], 0
+    change = np.flatnonzero(qid[1:] != qid[:-1])
+    lead = int(change[0]) + 1 if len(change) else len(qid)
+    trail = len(qid) - int(change[-1]) - 1 if len(change) else len(qid)
+    return (qid[0], lead, int(np.sum(qid == qid[0])), qid[-1], trail,
+            int(np.sum(qid == qid[-1])), np.unique(qid), len(qid))
+
+
+def aligned_partitions(X, y, qid, client):
+    """(X, y, qid) as Dask arrays with the same row chunks, each holding whole queries.
+
+    A query whose documents run contiguously across chunk boundaries moves whole into the
+    chunk where it starts; a query found in two chunks in any other way is refused with an
+    InputFormatError naming it (sort the rows by qid, or repartition by query).  Empty
+    chunks are dropped."""
+    X = _as_dask_matrix(X)
+    if X.shape[0] == 0:
+        raise InputFormatError("X has no rows")
+    chunks = tuple(int(c) for c in X.chunks[0])
+    y = _as_dask_vector(y, chunks, "y")
+    qid = _as_dask_vector(qid, chunks, "qid")
+    summaries = client.gather(client.compute(
+        [dask.delayed(_qid_summary)(block) for block in qid.to_delayed().ravel()]))
+    cuts = query_boundaries(summaries)
+    if cuts != [int(c) for c in np.cumsum(chunks)]:
+        new_chunks = tuple(int(c) for c in np.diff([0, *cuts]))
+        X, y, qid = X.rechunk((new_chunks, -1)), y.rechunk((new_chunks,)), \
+            qid.rechunk((new_chunks,))
+    return X, y, qid
+
+
+def query_boundaries(summaries):
+    """End rows of the query-aligned chunks, from the chunks' ``_qid_summary``: each chunk
+    end inside a run of one query moves forward to the end of that run."""
+    _check_queries_contiguous(summaries)
+    starts = np.cumsum([0] + [s[7] for s in summaries])
+    nonempty = [k for k, s in enumerate(summaries) if s[7]]
+    cuts = []
+    for position, k in enumerate(nonempty):
+        end = int(starts[k + 1])
+        if cuts and end <= cuts[-1]:
+            continue  # this chunk went whole into the previous one
+        last = summaries[k][3]
+        for j in nonempty[position + 1:]:
+            first, lead, size = summaries[j][0], summaries[j][1], summaries[j][7]
+            if first != last:
+                break
+            end = int(starts[j]) + lead
+            if lead < size:
+                break
+        cuts.append(end)
+    return cuts
+
+
+def _check_queries_contiguous(summaries):
+    """Refuse a query found in two chunks unless its documents there are one contiguous run
+    across the boundary (the end of one non-empty chunk, the start of the next)."""
+    seen = {}  # query id -> the last chunk it was found in
+    for k, (first, lead, first_count, *_, ids, _) in enumerate(summaries):
+        for q in ids.tolist():
+            p = seen.get(q)
+            if p is not None:
+                previous = summaries[p]
+                if not (previous[3] == q and previous[5] == previous[4]
+                        and first == q and first_count == lead
+                        and all(s[7] == 0 for s in summaries[p + 1:k])):
+                    raise InputFormatError(
+                        f"query {q!r} has documents in partitions {p} and {k} that are not "
+                        "one contiguous run: sort the rows by qid or repartition so that "
+                        "each query lies in one partition")
+            seen[q] = k
+
+
+# -- reading shards on the workers -----------------------------------------------------------
+
+def read_svmlight(paths, n_features=None, client=None):
+    """Read SVMlight / LETOR shards on the workers, each shard where it is read.
+
+    ``paths``: a glob pattern, a path, or a list of them (each list entry may itself be a
+    glob); shards are taken in sorted order within a pattern, in list order across entries.
+    Returns (X, y, qid) as Dask arrays with one row chunk per shard: X with scipy.sparse CSR
+    chunks of n_features columns (default: the largest feature index over all shards), y
+    float64 and qid int64 (or str if any shard has a non-integer id).  A malformed line
+    raises the same InputFormatError ``path:line: reason`` as svmmap.load_svmlight.
+    """
+    client = client if client is not None else default_client()
+    files = expand_paths(paths)
+    shards = client.map(_read_shard, files, n_features=n_features, pure=False)
+    shapes = client.gather(client.map(_shard_shape, shards))
+    width = n_features if n_features is not None else max(d for _, d, _ in shapes)
+    numeric = all(kind != "U" and kind != "O" for _, _, kind in shapes)
+    qid_dtype = np.int64 if numeric else object
+    padded = client.map(_pad_shard, shards, n_features=width, str_qid=not numeric)
+    parts = [client.submit(lambda s, i: s[i], shard, i) for shard in padded for i in range(3)]
+    X = da.concatenate([
+        da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.float64,
+                        meta=sp.csr_matrix((0, width)))
+        for k, (m, _, _) in enumerate(shapes)], axis=0)
+    y = da.concatenate([da.from_delayed(parts[3 * k + 1], shape=(m,), dtype=np.float64)
+                        for k, (m, _, _) in enumerate(shapes)])
+    qid = da.concatenate([da.from_delayed(parts[3 * k + 2], shape=(m,), dtype=qid_dtype)
+                          for k, (m, _, _) in enumerate(shapes)])
+    return X, y, qid
+
+
+def expand_paths(paths):
+    """The shard files named by a glob, a path or a list of them (sorted within a glob)."""
+    entries = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    files = []
+    for entry in entries:
+        entry = os.fspath(entry)
+        matches = sorted(glob.glob(entry)) if glob.has_magic(entry) else [entry]
+        if not matches:
+            raise InputFormatError("no file matches this pattern", entry)
+        files.extend(matches)
+    if not files:
+        raise InputFormatError("no shard to read: the list of paths is empty")
+    return files
+
+
+def _read_shard(path, n_features):
+    return load_svmlight(path, n_features=n_features)
+
+
+def _shard_shape(shard):
+    X, _, qid = shard
+    return X.shape[0], X.shape[1], qid.dtype.kind
+
+
+def _pad_shard(shard, n_features, str_qid):
+    X, y, qid = shard
+    if X.shape[1] != n_features:
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    if str_qid:
+        qid = qid.astype(str).astype(object)
+    return X, y, qid
