@@ -11,11 +11,13 @@ indptr."""
 
 ConstraintInputs = namedtuple(
     "ConstraintInputs",
-    ["is_csr", "n_features", "dense", "data", "indices", "indptr", "w", "relevant", "ptr"])
+    ["is_csr", "n_features", "dense", "data", "indices", "indptr", "w", "relevant", "ptr",
+     "gains"])
 ConstraintInputs.__doc__ = """The checked inputs of a fused constraint pass
 (``_query_core.constraints_pass``): X either dense (C-contiguous float64, raveled) or as CSR
 arrays, the unused layout's arrays (and an empty w) replaced by one-element placeholders so
-that every buffer has an address."""
+that every buffer has an address; ``gains`` (float64, one per document) or None for the losses
+that do not need graded gains."""
 
 
 def csr_for_kernels(X):
@@ -48,9 +50,10 @@ def checked_query_arrays(scores, relevant, ptr):
     return scores, relevant, ptr
 
 
-def checked_constraint_inputs(X, w, relevant, ptr):
+def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
     """ConstraintInputs of X (a float64 ndarray, or the CSRArrays of ``csr_for_kernels``), w,
-    the relevance flags and the query offsets, checked to fit together."""
+    the relevance flags, the query offsets and the optional per-document gains, checked to fit
+    together."""
     is_csr = isinstance(X, CSRArrays)
     w = np.ascontiguousarray(w, dtype=np.float64)
     relevant, ptr = checked_offsets(relevant, ptr)
@@ -69,8 +72,23 @@ def checked_constraint_inputs(X, w, relevant, ptr):
         if not len(dense):
             dense = empty
         data, indices, indptr = empty, empty_index, empty_index
+    if gains is not None:
+        gains = checked_gains(gains, relevant)
     return ConstraintInputs(is_csr, n_features, dense, data, indices, indptr,
-                            w if n_features else empty, relevant, ptr)
+                            w if n_features else empty, relevant, ptr, gains)
+
+
+def checked_gains(gains, relevant):
+    """A contiguous float64 copy of the per-document gains: finite, positive exactly for the
+    relevant documents."""
+    gains = np.ascontiguousarray(gains, dtype=np.float64)
+    if gains.shape != relevant.shape:
+        raise ValueError("gains and relevant differ in length")
+    if not np.all(np.isfinite(gains)) or np.any((gains > 0) != (relevant != 0)) \
+            or np.any(gains < 0):
+        raise ValueError("gains must be finite, positive for relevant documents and 0 for "
+                         "the others")
+    return gains
 
 
 def largest_query(ptr):

@@ -150,8 +150,8 @@ cdef struct MapOracle:
 
 
 cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
-                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws, double *coef,
-                               const void *context) noexcept nogil:
+                               const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
+                               Workspace *ws, double *coef, const void *context) noexcept nogil:
     """Algorithm 2 on one query with 0 < n_rel < size relevant documents (a QueryOracle,
     ``context`` a MapOracle): write the psi coefficients of its most violated ranking to
     coef[0:size] and return Delta_MAP of that ranking, 1 - AP."""

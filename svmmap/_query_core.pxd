@@ -5,7 +5,7 @@ cimports them).  All positions are local to the query: document k of a query is 
 
 cimport cython
 from cython.parallel cimport prange, threadid
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemv
 
@@ -24,6 +24,10 @@ cdef struct Workspace:
     double *values
     double *scores
     double *coef
+    # a growable scratch buffer for oracles that need more than the per-document arrays
+    # (``workspace_reserve``)
+    void *extra
+    size_t extra_size
 
 
 cdef inline Workspace *workspace_new(Py_ssize_t capacity) noexcept nogil:
@@ -53,7 +57,21 @@ cdef inline void workspace_delete(Workspace *ws) noexcept nogil:
     free(ws.values)
     free(ws.scores)
     free(ws.coef)
+    free(ws.extra)
     free(ws)
+
+
+cdef inline void *workspace_reserve(Workspace *ws, size_t nbytes) noexcept nogil:
+    """The workspace's scratch buffer, grown to at least ``nbytes`` bytes (realloc: its
+    contents are kept), or NULL when out of memory (the old buffer stays)."""
+    cdef void *grown
+    if nbytes > ws.extra_size:
+        grown = realloc(ws.extra, nbytes)
+        if grown == NULL:
+            return NULL
+        ws.extra = grown
+        ws.extra_size = nbytes
+    return ws.extra
 
 
 cdef inline Workspace **new_workspaces(int count, Py_ssize_t capacity) except NULL:
@@ -186,23 +204,26 @@ cdef inline void csr_accumulate(const double *data, const Py_ssize_t *indices, c
 
 # A loss's separation oracle on one query of ``size`` documents, ``n_rel`` of them relevant
 # (0 < n_rel < size): write the psi coefficients c_hat of the most violated ranking
-# y_hat = argmax_y Delta(y*, y) + w.psi(y) to coef[0:size] and return Delta(y*, y_hat).
-# ``context`` carries the loss's own parameters; ``ws`` is the calling thread's workspace,
-# whose ``scores`` and ``coef`` may be the arguments and must not be used otherwise.
+# y_hat = argmax_y Delta(y*, y) + w.psi(y) to coef[0:size] and return Delta(y*, y_hat)
+# (NaN when out of memory; the caller raises).  ``gains`` is the query's graded gains (one per
+# document, 0 for non-relevant ones) for the losses that need them, else NULL.  ``context``
+# carries the loss's own parameters; ``ws`` is the calling thread's workspace, whose
+# ``scores`` and ``coef`` may be the arguments and must not be used otherwise.
 ctypedef double (*QueryOracle)(const double *scores, const unsigned char *relevant,
-                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws, double *coef,
-                               const void *context) noexcept nogil
+                               const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
+                               Workspace *ws, double *coef, const void *context) noexcept nogil
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const void *context,
-                              int n_threads):
+                              int n_threads, gains=None):
     """The oracle on every query q of the checked arrays (``_kernel_inputs.
     checked_query_arrays``), scores given: returns coef (m,), the psi coefficients c_hat of
     each query's most violated ranking y_hat_q (psi(x_q, y_hat_q) = X_q^T c_hat_q), and
     loss (n,), Delta(y*_q, y_hat_q).  Queries without a relevant or without a non-relevant
-    document get coefficients 0 and loss 0.  Threads and workspaces as in constraints_pass."""
+    document get coefficients 0 and loss 0.  ``gains`` (m,) float64, or None: the graded
+    gains handed to the oracle.  Threads and workspaces as in constraints_pass."""
     import numpy as np
 
     from ._kernel_inputs import largest_query
@@ -210,6 +231,9 @@ cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const v
     cdef const double[::1] s = scores
     cdef const unsigned char[::1] r = relevant
     cdef const Py_ssize_t[::1] p = ptr
+    cdef bint has_gains = gains is not None
+    cdef const double[::1] g = gains if has_gains else np.zeros(1)
+    cdef const double *gain_base = &g[0] if has_gains else NULL
     cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
     coef_arr = np.zeros(s.shape[0] + 1)
     loss_arr = np.zeros(n_queries)
@@ -225,7 +249,8 @@ cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const v
             size = p[q + 1] - lo
             n_rel = count_relevant(&r[lo], size)
             if n_rel > 0 and n_rel < size:
-                loss[q] = oracle(&s[lo], &r[lo], size, n_rel, ws, &coef[lo], context)
+                loss[q] = oracle(&s[lo], &r[lo], gain_base + lo if has_gains else NULL, size,
+                                 n_rel, ws, &coef[lo], context)
     finally:
         delete_workspaces(workspaces, threads)
     return coef_arr[:-1], loss_arr
@@ -242,7 +267,8 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
         dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat),
         c*_i = 1/|P| for relevant i,  c*_j = -1/|N| for non-relevant j
 
-    (c*: the coefficients of the correct ranking, every relevant document on top).  Queries
+    (c*: the coefficients of the correct ranking, every relevant document on top).  The
+    oracle is handed the query's slice of ``inputs.gains`` when it is not None.  Queries
     without a relevant or without a non-relevant document get Delta_q = 0 and dpsi_q = 0.
     The queries are split over ``n_threads`` threads, each with its own workspace; every
     query is computed by one thread in the same order whatever their number, so the results
@@ -260,6 +286,9 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
     cdef const double[::1] w = inputs.w
     cdef const unsigned char[::1] r = inputs.relevant
     cdef const Py_ssize_t[::1] p = inputs.ptr
+    cdef bint has_gains = inputs.gains is not None
+    cdef const double[::1] g = inputs.gains if has_gains else np.zeros(1)
+    cdef const double *gain_base = &g[0] if has_gains else NULL
     cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel, k
     loss_arr = np.zeros(n_queries)
     dpsi_arr = np.empty((n_queries, max(n_features, 1)))
@@ -284,7 +313,8 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
                 csr_scores(&data[0], &indices[0], &indptr[0], lo, size, &w[0], ws.scores)
             else:
                 dense_scores(&dense[0], n_features, lo, size, &w[0], ws.scores)
-            loss[q] = oracle(ws.scores, &r[lo], size, n_rel, ws, ws.coef, context)
+            loss[q] = oracle(ws.scores, &r[lo], gain_base + lo if has_gains else NULL, size,
+                             n_rel, ws, ws.coef, context)
             for k in range(size):
                 ws.coef[k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
                     - ws.coef[k]

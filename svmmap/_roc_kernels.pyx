@@ -79,8 +79,8 @@ cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
 
 
 cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
-                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws, double *coef,
-                               const void *context) noexcept nogil:
+                               const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
+                               Workspace *ws, double *coef, const void *context) noexcept nogil:
     """The most violated ranking of one query with 0 < n_rel < size relevant documents (a
     QueryOracle; no ``context``): write its psi coefficients to coef[0:size] and return its
     loss Delta_ROC = sum_i a_i / (|P||N|) (module docstring)."""

@@ -33,3 +33,37 @@ def brute_force_max_h(scores, relevant):
     h = 1.0 - average_precision_of_orders(orders, relevant)
     h += pairwise_psi_dot_w(orders, scores, relevant)
     return h.max()
+
+
+def gains_of_labels(labels):
+    """2^label - 1 for relevant documents (label > 0), 0 for the others."""
+    labels = np.asarray(labels, dtype=float)
+    return np.where(labels > 0, np.exp2(labels) - 1.0, 0.0)
+
+
+def loss_of_orders(order, labels, kind, k=None):
+    """Delta(y*, y) of every ranking (rows of ``order``) from the definitions of issue 17:
+    p@k, rprec, mrr and ndcg@k (k=None: k = m; gain 2^label - 1, discount 1/log2(1 + r))."""
+    labels = np.asarray(labels, dtype=float)
+    relevant = labels > 0
+    hits = relevant[order]
+    n_rel, m = int(relevant.sum()), order.shape[1]
+    if kind == "mrr":
+        return 1.0 - 1.0 / (np.argmax(hits, axis=1) + 1.0)
+    if kind in ("p@k", "rprec"):
+        cut = n_rel if kind == "rprec" else k
+        return (min(cut, n_rel) - hits[:, :cut].sum(axis=1)) / min(cut, n_rel)
+    cut = m if k is None else min(k, m)
+    discount = 1.0 / np.log2(np.arange(2, m + 2))[:cut]
+    gains = gains_of_labels(labels)
+    dcg = (gains[order][:, :cut] * discount).sum(axis=1)
+    idcg = (np.sort(gains)[::-1][:cut] * discount).sum()
+    return 1.0 - dcg / idcg
+
+
+def brute_force_max_h_loss(scores, labels, kind, k=None):
+    """max over every ranking y of Delta(y*, y) + w.psi(x, y) for the losses of issue 17."""
+    orders = all_orders(len(scores))
+    relevant = np.asarray(labels) > 0
+    h = loss_of_orders(orders, labels, kind, k) + pairwise_psi_dot_w(orders, scores, relevant)
+    return h.max()
