@@ -1,6 +1,6 @@
 """The command-line tools, with SVMstruct's conventions so that old scripts keep working:
 
-    svmmap_learn    [-c C] [-e epsilon] [-w 0|3] [-l map|roc|acc] [-v level]
+    svmmap_learn    [-c C] [-e epsilon] [-w 0|3] [-l LOSS] [-v level]
                     [--bin N] [--base-columns LIST] [--acc-variant 2|3|4] [--cost-ratio J]
                     train_file model_file
     svmmap_classify [-v level] test_file model_file predictions_file
@@ -24,7 +24,7 @@ import warnings
 from svmstruct_api.options import QP_SOLVERS, QPError
 
 from .errors import InputFormatError, SVMMapError
-from .options import CONVENTIONS, LOSSES, ORACLES
+from .options import CONVENTIONS, LOSS_HELP, ORACLES, parse_loss
 
 ALGORITHMS = {0: "n-slack", 3: "1-slack", 4: "1-slack"}
 #: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
@@ -54,6 +54,14 @@ def _positive_int(text):
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
     return value
+
+
+def _loss(text):
+    try:
+        parse_loss(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
 
 
 def _column_list(text):
@@ -98,9 +106,12 @@ def _learn_parser():
     parser.add_argument("--cache-size", type=_positive_int, default=None, metavar="N",
                         help=f"-w 4: outputs remembered per query (default "
                              f"{DEFAULT_CACHE_SIZE})")
-    parser.add_argument("-l", dest="loss", choices=LOSSES, default="map",
-                        help="loss to optimise: map (1 - AP, default), roc (1 - ROC-area) or "
-                             "acc (classification error, SVM with bias)")
+    parser.add_argument("-l", dest="loss", type=_loss, default="map", metavar="LOSS",
+                        help=f"loss to optimise: {LOSS_HELP}.  map: 1 - AP (default); roc: "
+                             "1 - ROC-area; acc: classification error (SVM with bias); "
+                             "ndcg@k, mrr, p@k, rprec: 1 - that measure, with the joint "
+                             "feature map of map and an exact oracle (ndcg: the whole "
+                             "ranking; gain 2^label - 1, discount 1/log2(1 + rank))")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
                         help="0 quiet, 1 final report (default), 2 a line per iteration")
     parser.add_argument("--max-iter", type=_positive_int, default=None,

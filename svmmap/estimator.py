@@ -13,12 +13,14 @@ from .collection import QueryCollection, check_features
 from .errors import InputFormatError, ModelFileError
 from .features import BinnedFeatureMap
 from .model_file import read_model, write_model
-from .options import ORACLES
+from .options import MEASURE_KINDS, ORACLES, parse_loss
 from .params import ParamsMixin
-from .plugins import AccuracyPlugin, MapPlugin, RocPlugin
+from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 from .plugins.accuracy import resolve_cost_ratio
 
-PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin}
+#: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
+PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin,
+           **{base: MeasurePlugin for base in MEASURE_KINDS}}
 #: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
 MAX_FEATURES = 2**27
 
@@ -38,8 +40,13 @@ class SVMMap(ParamsMixin):
     Parameters
     ----------
     C : float, regularisation trade-off (see above).
-    loss : "map" (Delta = 1 - AP), "roc" (Delta = 1 - ROC-area, the paper's SVM-ROC) or
-        "acc" (a classification SVM with bias, relevant = +1: the paper's SVM-ACC).
+    loss : "map" (Delta = 1 - AP), "roc" (Delta = 1 - ROC-area, the paper's SVM-ROC),
+        "acc" (a classification SVM with bias, relevant = +1: the paper's SVM-ACC), or a
+        ranking measure on the same joint feature map as "map" (svmmap._loss_kernels, each
+        with an exact separation oracle): "ndcg@k" (Delta = 1 - NDCG@k, gain 2^label - 1,
+        discount 1/log2(1 + r)), "ndcg" (k = the query's size), "mrr" (1 - reciprocal rank
+        of the first relevant document), "p@k" (1 - P@k, normalised by min(k, |P|)) or
+        "rprec" (1 - R-precision); any cutoff k >= 1.
     epsilon : tolerance on constraint violation; training stops when no constraint is violated
         by more than epsilon, so the objective is within 1.01 C * epsilon of the optimum
         (the 0.01: each working-set QP is solved to a gap of 1% of C * epsilon).
@@ -89,8 +96,7 @@ class SVMMap(ParamsMixin):
         self.cache_size = cache_size
 
     def _check_params(self):
-        if self.loss not in PLUGINS:
-            raise ValueError(f"loss must be one of {sorted(PLUGINS)}, got {self.loss!r}")
+        parse_loss(self.loss)  # raises ValueError naming the accepted losses
         if self.algorithm not in FORMULATIONS:
             raise ValueError(f"algorithm must be one of {FORMULATIONS}, got {self.algorithm!r}")
         if not (isinstance(self.cache_size, (int, np.integer)) and self.cache_size >= 0):
@@ -159,6 +165,8 @@ class SVMMap(ParamsMixin):
             return AccuracyPlugin(collection, cost_ratio=self.cost_ratio)
         if self.loss == "roc":
             return RocPlugin(collection, n_threads=self.n_threads)
+        if self.loss != "map":
+            return MeasurePlugin(collection, self.loss, n_threads=self.n_threads)
         return MapPlugin(collection, n_threads=self.n_threads, oracle=self.oracle)
 
     def _check_fitted(self):

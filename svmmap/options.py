@@ -2,8 +2,28 @@
 without importing numpy or the extension: ``svmmap_learn --help`` and argument errors need
 only these."""
 
-#: the losses SVMMap optimises (svmmap.estimator.PLUGINS has one plugin per name)
-LOSSES = ("acc", "map", "roc")
+#: the losses SVMMap optimises: these names, and "ndcg@k" / "p@k" for any cutoff k >= 1
+#: (``parse_loss``; svmmap.estimator picks the plugin of each)
+LOSSES = ("acc", "map", "roc", "ndcg", "mrr", "rprec")
+#: the ranking measures whose loss 1 - measure svmmap.plugins.MeasurePlugin optimises, by the
+#: kind svmmap._loss_kernels calls them
+MEASURE_KINDS = {"ndcg": "ndcg", "mrr": "mrr", "rprec": "rprec", "p": "p@k"}
+LOSS_HELP = "map, roc, acc, ndcg@k, ndcg, mrr, p@k or rprec (k a positive integer, e.g. ndcg@10)"
+
+
+def parse_loss(name):
+    """(base, k) of a loss name: ("map", None), ("ndcg", 10) for "ndcg@10", ("ndcg", None) for
+    "ndcg" (k = the query's size), ("p", 10) for "p@10", ("mrr", None), ("rprec", None).
+    Raises ValueError for anything else (p needs its cutoff; mrr and rprec take none)."""
+    if not isinstance(name, str):
+        raise ValueError(f"loss must be {LOSS_HELP}, got {name!r}")
+    base, at, cutoff = name.partition("@")
+    if not at and base in LOSSES:
+        return base, None
+    if at and base in ("ndcg", "p") and cutoff.isdigit() and cutoff.isascii() \
+            and int(cutoff) >= 1:
+        return base, int(cutoff)
+    raise ValueError(f"loss must be {LOSS_HELP}, got {name!r}")
 #: Algorithm 2 variants: exact divide and conquer over the monotone opt_j, or the plain scan
 ORACLES = ("divide", "scan")
 #: evaluation conventions of svmmap.metrics: "letor" counts queries without a relevant

@@ -46,7 +46,7 @@ def test_get_and_set_params():
         model.set_params(gamma=1)
 
 
-@pytest.mark.parametrize("bad", [{"loss": "ndcg"}, {"algorithm": "2-slack"}, {"C": -1},
+@pytest.mark.parametrize("bad", [{"loss": "ndcg@10x"}, {"algorithm": "2-slack"}, {"C": -1},
                                  {"oracle": "greedy"}])
 def test_bad_parameters_fail_at_fit(data, bad):
     with pytest.raises(ValueError):

@@ -98,7 +98,10 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     fitted on the training queries."""
     from .. import estimator
 
-    if loss not in estimator.PLUGINS:
+    try:
+        if estimator.parse_loss(loss)[0] not in estimator.PLUGINS:
+            return None
+    except (AttributeError, ValueError):  # an estimator without this loss
         return None
     accepted = inspect.signature(estimator.SVMMap.__init__).parameters
     if n_bins is not None or per_query is not None:

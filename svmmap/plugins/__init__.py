@@ -2,6 +2,7 @@
 
 from .accuracy import AccuracyPlugin
 from .map import MapPlugin
+from .measure import MeasurePlugin
 from .roc import RocPlugin
 
-__all__ = ["AccuracyPlugin", "MapPlugin", "RocPlugin"]
+__all__ = ["AccuracyPlugin", "MapPlugin", "MeasurePlugin", "RocPlugin"]

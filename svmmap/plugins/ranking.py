@@ -21,10 +21,12 @@ from .._map_kernels import ideal_coefficients, ranking_coefficients
 class RankingPlugin(StructuredModel):
     """Base of the ranking plugins over a QueryCollection of trainable queries.
 
-    A subclass supplies three kernels, each over any number of queries given by offsets:
-    ``most_violated_coefficients(scores, relevant, ptr) -> (c_hat, Delta)``,
-    ``ranking_loss(scores, relevant, ptr) -> Delta`` of the rankings by score, and
-    ``fused_constraints(X, w, relevant, ptr) -> (Delta, dpsi)``, the learners' batch hook in
+    A subclass supplies three kernels, each over any number of queries given by offsets and
+    a per-document array of *targets* (``kernel_targets``: the relevance flags by default,
+    the graded gains for the measures that need them; relevant means target > 0):
+    ``most_violated_coefficients(scores, targets, ptr) -> (c_hat, Delta)``,
+    ``ranking_loss(scores, targets, ptr) -> Delta`` of the rankings by score, and
+    ``fused_constraints(X, w, targets, ptr) -> (Delta, dpsi)``, the learners' batch hook in
     one pass over the data (X dense or the ``csr_for_kernels`` arrays): scores X_q w, the
     oracle, and dpsi_q = X_q^T (c* - c_hat).
     """
@@ -35,20 +37,25 @@ class RankingPlugin(StructuredModel):
         self.n_examples = collection.n_queries
         self.n_features = collection.n_features
         self._relevant = collection.relevant
+        self._targets = self.kernel_targets(collection)
         self._ideal = ideal_coefficients(self._relevant, collection.ptr)
         X = collection.X
         self._kernel_X = csr_for_kernels(X) if sp.issparse(X) else X
 
+    def kernel_targets(self, collection):
+        """The per-document array the kernels read: the relevance flags (label > 0)."""
+        return collection.relevant
+
     @abstractmethod
-    def most_violated_coefficients(self, scores, relevant, ptr):
+    def most_violated_coefficients(self, scores, targets, ptr):
         """(c_hat (m,), Delta (n,)) of every query's most violated ranking."""
 
     @abstractmethod
-    def ranking_loss(self, scores, relevant, ptr):
+    def ranking_loss(self, scores, targets, ptr):
         """Delta(y*, y) (n,) of the rankings by ``scores`` (ties broken by position)."""
 
     @abstractmethod
-    def fused_constraints(self, X, w, relevant, ptr):
+    def fused_constraints(self, X, w, targets, ptr):
         """(Delta (n,), dpsi (n, d)) of every query's most violated ranking at w, in one pass."""
 
     @staticmethod
@@ -60,7 +67,7 @@ class RankingPlugin(StructuredModel):
 
     def most_violated_constraints(self, w):
         """The most violated constraint of every query: one fused pass of the extension."""
-        loss, dpsi = self.fused_constraints(self._kernel_X, w, self._relevant,
+        loss, dpsi = self.fused_constraints(self._kernel_X, w, self._targets,
                                             self.collection.ptr)
         return ConstraintBatch(loss=loss, dpsi=dpsi)
 
@@ -69,7 +76,7 @@ class RankingPlugin(StructuredModel):
         kernel, and dpsi_q = X_q^T (c* - c_hat) as one sparse product (the reference the
         fused pass is tested against)."""
         scores = self.collection.X @ w
-        coef, loss = self.most_violated_coefficients(scores, self._relevant, self.collection.ptr)
+        coef, loss = self.most_violated_coefficients(scores, self._targets, self.collection.ptr)
         return ConstraintBatch(loss=loss, dpsi=self._psi_rows(self._ideal - coef))
 
     def _psi_rows(self, coef):
@@ -82,22 +89,23 @@ class RankingPlugin(StructuredModel):
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 
     def _query(self, i):
-        """(features, relevant flags, one-query offsets) of query i."""
+        """(features, kernel targets, one-query offsets) of query i."""
         lo, hi = self.collection.ptr[i], self.collection.ptr[i + 1]
-        return self.collection.X[lo:hi], self._relevant[lo:hi], np.array([0, hi - lo])
+        return self.collection.X[lo:hi], self._targets[lo:hi], np.array([0, hi - lo])
 
     def true_output(self, i):
-        _, relevant, _ = self._query(i)
-        return np.argsort(-relevant.astype(np.int8), kind="stable")
+        """The correct ranking y*: documents by target (relevance, or gain) descending."""
+        _, targets, _ = self._query(i)
+        return np.argsort(-np.asarray(targets, dtype=np.float64), kind="stable")
 
     def psi(self, i, y):
-        X, relevant, ptr = self._query(i)
-        coef, _ = ranking_coefficients(_scores_of_ranking(y), relevant, ptr)
+        X, targets, ptr = self._query(i)
+        coef, _ = ranking_coefficients(_scores_of_ranking(y), targets > 0, ptr)
         return X.T @ coef
 
     def loss(self, i, y):
-        _, relevant, ptr = self._query(i)
-        return float(self.ranking_loss(_scores_of_ranking(y), relevant, ptr)[0])
+        _, targets, ptr = self._query(i)
+        return float(self.ranking_loss(_scores_of_ranking(y), targets, ptr)[0])
 
     def classify_example(self, i, w):
         X, _, _ = self._query(i)
@@ -105,10 +113,10 @@ class RankingPlugin(StructuredModel):
         return np.lexsort((np.arange(len(scores)), -scores))
 
     def find_most_violated_constraint(self, i, w):
-        X, relevant, ptr = self._query(i)
+        X, targets, ptr = self._query(i)
         scores = X @ w
-        coef, _ = self.most_violated_coefficients(scores, relevant, ptr)
-        return ranking_from_coefficients(coef, scores, relevant)
+        coef, _ = self.most_violated_coefficients(scores, targets, ptr)
+        return ranking_from_coefficients(coef, scores, targets)
 
 
 def _scores_of_ranking(y):
@@ -118,21 +126,27 @@ def _scores_of_ranking(y):
     return scores
 
 
-def ranking_from_coefficients(coef, scores, relevant):
-    """The ranking (document positions, top first) whose psi coefficients are ``coef``.
+def ranking_from_coefficients(coef, scores, targets):
+    """A ranking (document positions, top first) whose psi coefficients are ``coef``, and of
+    those one with the largest loss.
 
-    Relevant and non-relevant documents keep their order by score; from
-    c_j = (|P| - 2 b_j)/(|P||N|) each non-relevant document's count b_j of relevant documents
-    above it is recovered and the two lists are merged accordingly.
+    From c_i = (|N| - 2 a_i)/(|P||N|) and c_j = (|P| - 2 b_j)/(|P||N|) each relevant document's
+    count a_i of non-relevant documents above it, and each non-relevant one's count b_j of
+    relevant ones, are recovered; documents sharing a count form a run whose order psi does
+    not see.  Non-relevant runs go by score; relevant runs by target ascending (the lower
+    gain higher: the smallest DCG, so the largest NDCG loss of every ranking with this psi,
+    which the oracle's ranking attains), then by score.  Ties: position.
     """
-    relevant = np.asarray(relevant, dtype=bool)
+    targets = np.asarray(targets, dtype=np.float64)
+    relevant = targets > 0
     n_rel, n_non = int(relevant.sum()), int((~relevant).sum())
     positions = np.arange(len(scores))
-    rel = positions[relevant][np.lexsort((positions[relevant], -scores[relevant]))]
-    non = positions[~relevant][np.lexsort((positions[~relevant], -scores[~relevant]))]
-    above = np.rint((n_rel - coef[non] * n_rel * n_non) / 2).astype(np.int64)
-    slots = np.searchsorted(above, np.arange(n_rel), side="right")  # non-rel above each rel
+    rel, non = positions[relevant], positions[~relevant]
+    a = np.rint((n_non - coef[rel] * n_rel * n_non) / 2).astype(np.int64)
+    b = np.rint((n_rel - coef[non] * n_rel * n_non) / 2).astype(np.int64)
+    rel_order = np.lexsort((rel, -scores[rel], targets[rel], a))
+    non_order = np.lexsort((non, -scores[non], b))
     ranking = np.empty(len(scores), dtype=np.int64)
-    ranking[slots + np.arange(n_rel)] = rel
-    ranking[above + np.arange(n_non)] = non
+    ranking[a[rel_order] + np.arange(n_rel)] = rel[rel_order]
+    ranking[b[non_order] + np.arange(n_non)] = non[non_order]
     return ranking

@@ -1,0 +1,53 @@
+"""The plugin of the ranking measures beyond MAP: Delta = 1 - NDCG@k, 1 - reciprocal rank,
+1 - P@k or 1 - R-precision (definitions and exact separation oracles in
+``svmmap._loss_kernels``), on the joint feature map of SVM-MAP -- the structural SVMs of
+Chakrabarti, Khanna, Sawant & Bhattacharyya (KDD 2008)."""
+
+import numpy as np
+
+from .._loss_kernels import loss_constraints, most_violated, ranking_losses
+from ..options import MEASURE_KINDS, parse_loss
+from .ranking import RankingPlugin
+
+
+def gains_of_labels(labels):
+    """The graded gain of each document: 2^label - 1 for relevant documents (label > 0), 0 for
+    the others (the gain of NDCG; for the other measures only gain > 0 matters)."""
+    labels = np.asarray(labels, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        return np.where(labels > 0, np.exp2(labels) - 1.0, 0.0)
+
+
+class MeasurePlugin(RankingPlugin):
+    """Structural SVM plugin optimising a ranking measure: ``loss`` is "ndcg@k", "ndcg"
+    (k = the query's size), "mrr", "p@k" or "rprec".
+
+    The kernels read the documents' gains (``gains_of_labels``) rather than relevance flags.
+    The learners' batch hook is one fused pass of the extension over all queries: scores,
+    per-query sort, the exact oracle of the loss and dpsi = X_q^T (c* - c_hat).
+    """
+
+    def __init__(self, collection, loss, n_threads=1):
+        base, k = parse_loss(loss)
+        if base not in MEASURE_KINDS:
+            raise ValueError(f"MeasurePlugin optimises ndcg@k, ndcg, mrr, p@k and rprec, "
+                             f"got {loss!r}")
+        self.loss_name = loss
+        self.kind, self.k = MEASURE_KINDS[base], k
+        super().__init__(collection, n_threads)
+
+    def kernel_targets(self, collection):
+        gains = gains_of_labels(collection.labels)
+        if not np.all(np.isfinite(gains)):
+            raise ValueError(f"labels up to {np.max(collection.labels)} give infinite NDCG "
+                             "gains 2^label - 1")
+        return gains
+
+    def fused_constraints(self, X, w, targets, ptr):
+        return loss_constraints(X, w, targets, ptr, self.kind, self.k, self.n_threads)
+
+    def most_violated_coefficients(self, scores, targets, ptr):
+        return most_violated(scores, targets, ptr, self.kind, self.k, self.n_threads)
+
+    def ranking_loss(self, scores, targets, ptr):
+        return ranking_losses(scores, targets, ptr, self.kind, self.k, self.n_threads)
