@@ -10,7 +10,7 @@ from svmmap import SVMMap
 from svmmap.collection import QueryCollection
 from svmmap.options import parse_loss
 from svmmap.plugins import MeasurePlugin
-from svmstruct_api.learner import CuttingPlaneLearner
+from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import StructuredModel
 
 from brute_force import brute_force_max_h_loss
@@ -49,7 +49,7 @@ def test_learners_reach_the_optimum_and_agree(loss, C):
     collection = _graded_collection(seed=len(loss))
     plugin = MeasurePlugin(collection, loss)
     epsilon = 1e-3
-    results = {f: CuttingPlaneLearner(C=C, epsilon=epsilon, formulation=f).fit(plugin)
+    results = {f: make_learner(C=C, epsilon=epsilon, formulation=f).fit(plugin)
                for f in ("n-slack", "1-slack")}
     for formulation, result in results.items():
         assert result.converged
