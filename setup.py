@@ -69,6 +69,8 @@ setup(
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ruff==0.17.5",
                  "matplotlib>=3.5", "scikit-learn>=1.1", "lightgbm>=4",
+                 # tests/test_datasets.py runs setup.py's build_py, which imports Cython
+                 "Cython>=3.0",
                  "dask[distributed]>=2023.1"],
         "plot": ["matplotlib>=3.5"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
