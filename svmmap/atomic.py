@@ -1,31 +1,102 @@
-"""Atomic file output: a file svmmap writes is either complete or not there at all.
+"""File output: never half-written, never over an input, never over a device.
 
-The text goes to a temporary file in the target's directory, is flushed to disk, and is then
-renamed over the target (``os.replace``, atomic on POSIX and Windows); any failure or
-interruption removes the temporary file and leaves a previous target untouched.
+:func:`check_output` runs before any work is done (before training): it refuses an output
+path that is the same file as one of the inputs (``os.path.samefile``: through symbolic and
+hard links), a directory, or one in a directory that does not exist or is not writable.
+
+:func:`write_text_atomically` writes a regular file (or a new path) atomically: the text goes
+to a temporary file in the target's directory, is flushed to disk and renamed over the target
+(``os.replace``, atomic on POSIX and Windows); any failure or interruption removes the
+temporary file and leaves a previous target untouched.  A target that exists and is not a
+regular file (a character device such as ``/dev/null``, a FIFO) is written directly: renaming
+over it would replace the device by a regular file.  An OSError of either way names the
+user's path, never the temporary file.
 """
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
+from .errors import OutputPathError
+
+
+def _special(path):
+    """True when ``path`` exists (after following links) and is not a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def check_output(path, inputs=()):
+    """Refuse ``path`` as an output before any work is done; raise OutputPathError.
+
+    ``inputs``: the files the command reads (None entries are skipped).  The same file as an
+    input -- also through a symbolic or hard link -- is refused, as are a directory and a
+    path whose directory is missing or not writable (the atomic write needs a temporary file
+    there).  An existing non-regular target (``/dev/null``) only needs to be writable.
+    """
+    path = Path(path)
+    for source in inputs:
+        if source is None:
+            continue
+        try:
+            same = os.path.samefile(path, source)
+        except OSError:  # one of them does not exist (yet): not the same file
+            same = False
+        if same:
+            raise OutputPathError(f"is the input file {str(source)!r}: refusing to overwrite "
+                                  "it (choose another output path)", path)
+    if os.path.isdir(path):
+        raise OutputPathError("is a directory", path)
+    if _special(path):
+        if not os.access(path, os.W_OK):
+            raise OutputPathError("not writable", path)
+        return
+    directory = path.parent
+    if not os.path.isdir(directory):
+        raise OutputPathError(f"directory {str(directory)!r} does not exist", path)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputPathError(f"directory {str(directory)!r} is not writable", path)
+
 
 def write_text_atomically(path, text):
-    """Write ``text`` (str, or an iterable of str) to ``path`` atomically, UTF-8, '\\n' line
-    ends."""
+    """Write ``text`` (str, or an iterable of str) to ``path``, UTF-8, '\\n' line ends:
+    atomically for a regular file, directly for a device or FIFO (module docstring)."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                               dir=path.parent if str(path.parent) else ".")
+    try:
+        if _special(path):
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                _write(handle, text)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            if isinstance(text, str):
-                handle.write(text)
-            else:
-                handle.writelines(text)
-            handle.flush()
+            _write(handle, text)
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        _remove(tmp)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _remove(tmp)
         raise
+
+
+def _write(handle, text):
+    if isinstance(text, str):
+        handle.write(text)
+    else:
+        handle.writelines(text)
+    handle.flush()
+
+
+def _remove(tmp):
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass

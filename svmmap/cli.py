@@ -23,8 +23,9 @@ import warnings
 
 from svmstruct_api.options import QP_SOLVERS, QPError
 
-from .errors import InputFormatError, SVMMapError
-from .options import CONVENTIONS, LOSS_HELP, ORACLES, parse_loss
+from .atomic import check_output
+from .errors import InputFormatError, SVMMapError, error_line
+from .options import CONVENTIONS, LOSS_HELP, MAX_ABS_VALUE, ORACLES, parse_loss
 
 ALGORITHMS = {0: "n-slack", 3: "1-slack", 4: "1-slack"}
 #: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
@@ -193,17 +194,16 @@ def _classify_parser():
     return parser
 
 
-def _run(prog, debug, action):
-    """Run ``action``; turn the errors a user can cause into one line and exit status 1."""
+def _run(prog, debug, action, data_file=None):
+    """Run ``action``; turn the errors a user can cause into one line and exit status 1.
+
+    ``data_file``: the data the command read (svmmap.errors.error_line)."""
     try:
         status = action()
-    except (SVMMapError, QPError, OSError) as exc:
+    except (SVMMapError, QPError, OSError, MemoryError) as exc:
         if debug:
             raise
-        message = str(exc)
-        if isinstance(exc, OSError) and exc.filename is not None:
-            message = f"{exc.filename}: {exc.strerror}"
-        print(f"{prog}: error: {message}", file=sys.stderr)
+        print(f"{prog}: error: {error_line(exc, data_file)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
@@ -220,9 +220,11 @@ def learn_main(argv=None):
         import numpy as np
 
         from .estimator import SVMMap
-        from .io import load_svmlight
+        from .io import input_files, load_svmlight
 
-        X, y, qid = load_svmlight(args.train_file, group=args.group)
+        check_output(args.model_file, [*input_files(args.train_file), args.group])
+        X, y, qid = load_svmlight(args.train_file, group=args.group,
+                                  max_abs_value=MAX_ABS_VALUE)
         if args.base_columns and max(args.base_columns) >= X.shape[1]:
             raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
                                    f"does not exist (the data has {X.shape[1]} features)",
@@ -255,7 +257,7 @@ def learn_main(argv=None):
         # Ctrl-C: the best model so far is saved; the exit status still says "interrupted"
         return 130 if result.status == "interrupted" else 0
 
-    return _run("svmmap_learn", args.debug, learn)
+    return _run("svmmap_learn", args.debug, learn, args.train_file)
 
 
 def classify_main(argv=None):
@@ -267,11 +269,13 @@ def classify_main(argv=None):
         from . import metrics
         from .atomic import write_text_atomically
         from .estimator import SVMMap
-        from .io import load_svmlight
+        from .io import input_files, load_svmlight
 
+        check_output(args.predictions_file,
+                     [args.model_file, *input_files(args.test_file), args.group])
         model = SVMMap.load(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
-                                  group=args.group)
+                                  group=args.group, max_abs_value=MAX_ABS_VALUE)
         scores = model.decision_function(X, qid)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
@@ -282,4 +286,4 @@ def classify_main(argv=None):
                 if name != "queries":
                     print(f"{name}: {value:.4f}")
 
-    return _run("svmmap_classify", args.debug, classify)
+    return _run("svmmap_classify", args.debug, classify, args.test_file)

@@ -7,11 +7,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from .errors import InputFormatError
+from .options import MAX_ABS_VALUE
 from .queries import QueryGroups
 
 
 def check_features(X):
-    """Return X as float64 CSR (if sparse) or a C-contiguous float64 2-d ndarray, all finite."""
+    """Return X as float64 CSR (if sparse) or a C-contiguous float64 2-d ndarray, all finite
+    and at most MAX_ABS_VALUE in magnitude."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         values = X.data
@@ -22,6 +24,16 @@ def check_features(X):
         values = X
     if not np.all(np.isfinite(values)):
         raise InputFormatError("X contains NaN or infinite values")
+    if values.size and np.max(np.abs(values)) > MAX_ABS_VALUE:
+        flat = int(np.argmax(np.abs(values)))
+        if sp.issparse(X):
+            row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
+            place = (row, int(X.indices[flat]))
+        else:
+            place = np.unravel_index(flat, X.shape)
+        raise InputFormatError(
+            f"X[{place[0]}, {place[1]}] = {values.flat[flat]:g}: feature values must be at most "
+            f"{MAX_ABS_VALUE:g} in magnitude (scale the features)")
     return X
 
 

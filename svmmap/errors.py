@@ -39,3 +39,30 @@ class ModelFileError(SVMMapError, ValueError):
         self.path = None if path is None else str(path)
         super().__init__(reason if self.path is None else f"{self.path}: {reason}")
 
+
+
+class OutputPathError(SVMMapError, ValueError):
+    """An output path that must not or cannot be written: an input file (through links too),
+    a directory, or a path in a missing or read-only directory.  Raised before any work."""
+
+    def __init__(self, reason, path):
+        self.reason = reason
+        self.path = str(path)
+        super().__init__(f"{self.path}: {reason}")
+
+
+def error_line(exc, data_file=None):
+    """The one line a command prints for an error the user can cause.
+
+    An OSError names its file (``path: No space left on device``); an InputFormatError raised
+    without a file (by the estimator, on arrays) is reported against ``data_file``, the data
+    the command read; a MemoryError says what to reduce."""
+    message = str(exc)
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror}"
+    if isinstance(exc, InputFormatError) and exc.path is None and data_file is not None:
+        return str(InputFormatError(exc.reason, data_file, exc.line))
+    if isinstance(exc, MemoryError):
+        return (f"out of memory{': ' + message if message else ''} (the data, its number of "
+                "features or the binning is too large for this machine)")
+    return message

@@ -5,14 +5,14 @@ import warnings
 import numpy as np
 
 from svmstruct_api.callbacks import LogCallback
-from svmstruct_api.learner import FORMULATIONS, make_learner
+from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, make_learner
 from svmstruct_api.qp import QP_SOLVERS
 
 from . import metrics
 from .collection import QueryCollection, check_features
 from .errors import InputFormatError, ModelFileError
 from .features import BinnedFeatureMap
-from .model_file import read_model, write_model
+from .model_file import DAMAGED_MODEL_ERRORS, read_model, write_model
 from .options import MEASURE_KINDS, ORACLES, parse_loss
 from .params import ParamsMixin
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
@@ -96,6 +96,19 @@ class SVMMap(ParamsMixin):
         self.cache_size = cache_size
 
     def _check_params(self):
+        """ValueError for a parameter out of its domain (the CLI's options have the same)."""
+        for name in ("C", "epsilon"):
+            if not _positive_finite(getattr(self, name)):
+                raise ValueError(f"{name} must be a positive finite number, "
+                                 f"got {getattr(self, name)!r}")
+        if self.max_time is not None and not _positive_finite(self.max_time):
+            raise ValueError(f"max_time must be None or a positive finite number of seconds, "
+                             f"got {self.max_time!r}")
+        for name, allow_none in (("max_iter", True), ("n_threads", False)):
+            value = getattr(self, name)
+            if not (value is None and allow_none or _positive_integer(value)):
+                raise ValueError(f"{name} must be {'None or ' if allow_none else ''}a positive "
+                                 f"integer, got {value!r}")
         parse_loss(self.loss)  # raises ValueError naming the accepted losses
         if self.algorithm not in FORMULATIONS:
             raise ValueError(f"algorithm must be one of {FORMULATIONS}, got {self.algorithm!r}")
@@ -144,11 +157,15 @@ class SVMMap(ParamsMixin):
                 f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
                 "with only relevant documents)", stacklevel=2)
         plugin = self._plugin(trainable)
+        _check_memory(plugin.n_features, plugin.n_examples)
         learner = make_learner(
             self.algorithm, C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
             max_time=self.max_time, callbacks=LogCallback() if self.verbose else None,
             qp_solver=self.qp_solver, cache_size=self.cache_size)
-        result = learner.fit(plugin)
+        try:
+            result = learner.fit(plugin)
+        except NonFiniteObjective as exc:
+            raise InputFormatError(str(exc)) from None
         self.coef_, self.intercept_ = plugin.scoring_function(result.w)
         self.features_ = features
         self.n_features_in_ = (collection.n_features if features is None
@@ -228,8 +245,19 @@ class SVMMap(ParamsMixin):
 
     @classmethod
     def load(cls, path):
-        """Read a model written by ``save``."""
+        """Read a model written by ``save``; ModelFileError (one line) for any file that is
+        not one."""
         document = read_model(path, kind="svmmap")
+        try:
+            return cls._from_document(document, path)
+        except ModelFileError:
+            raise
+        except DAMAGED_MODEL_ERRORS as exc:
+            raise ModelFileError(f"damaged model file ({type(exc).__name__}: {exc})",
+                                 path) from None
+
+    @classmethod
+    def _from_document(cls, document, path):
         try:
             params = dict(document["params"])
             if isinstance(params.get("features"), dict):
@@ -254,10 +282,59 @@ class SVMMap(ParamsMixin):
         model.training_result_ = None
         model.training_info_ = document.get("training")
         training = model.training_info_ or {}
+        if not isinstance(training, dict):
+            raise ModelFileError("damaged model file: training is not an object", path)
         model.n_queries_used_ = training.get("n_queries_used")
         model.n_queries_without_relevant_ = training.get("n_queries_without_relevant")
         model.n_queries_all_relevant_ = training.get("n_queries_all_relevant")
         return model
+
+
+#: dense float64 vectors of length d that training holds besides one per example (the
+#: oracle's dpsi rows): w, the best w, the working set's initial 16 rows and temporaries
+_DENSE_VECTORS = 24
+
+
+def _check_memory(n_features, n_examples):
+    """Refuse, before training, a problem whose dense vectors (w, the oracle's dpsi row per
+    example, the working set) need more memory than is available (svmmap stores them densely:
+    the highest feature index sets their length)."""
+    need = 8.0 * n_features * (n_examples + _DENSE_VECTORS)
+    available = _available_memory()
+    if available is not None and need > available:
+        raise InputFormatError(
+            f"the highest feature index is {n_features}: training holds "
+            f"{n_examples + _DENSE_VECTORS} dense vectors of that length ({need / 2**30:.1f} "
+            f"GiB), more than the {available / 2**30:.1f} GiB of memory available; renumber "
+            "the features consecutively")
+
+
+def _available_memory():
+    """Bytes this process can still allocate: MemAvailable, capped by the address-space limit
+    (ulimit -v) minus what is mapped; None where /proc is missing (no check)."""
+    try:
+        import resource  # POSIX only
+
+        with open("/proc/meminfo") as handle:
+            meminfo = dict(line.split(":", 1) for line in handle)
+        available = int(meminfo["MemAvailable"].split()[0]) * 1024
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit != resource.RLIM_INFINITY:
+            with open("/proc/self/status") as handle:
+                status = dict(line.split(":", 1) for line in handle if ":" in line)
+            available = min(available, limit - int(status["VmSize"].split()[0]) * 1024)
+    except (ImportError, OSError, KeyError, ValueError):
+        return None
+    return max(available, 0)
+
+
+def _positive_finite(value):
+    return isinstance(value, (int, float, np.integer, np.floating)) and \
+        not isinstance(value, bool) and bool(np.isfinite(value)) and value > 0
+
+
+def _positive_integer(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
 
 
 def _finite_or_none(value):

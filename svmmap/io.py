@@ -10,10 +10,12 @@ Format: one document per line, ::
   whitespace, ``:`` or ``#``. The documents of a query need not be on contiguous lines: rows
   keep file order and the learners group them by ``qid`` themselves.
 * Feature indices are positive integers (1-based: index ``i`` is column ``i - 1``) in strictly
-  increasing order on each line; values are finite decimal numbers. Omitted features are zero.
+  increasing order on each line; values are finite decimal numbers (the learners need
+  magnitudes of at most 1e100, ``svmmap.options.MAX_ABS_VALUE``: see ``max_abs_value``).
+  Omitted features are zero; a line may have none (``1 qid:1``).
 * Text after ``#`` is a comment (LETOR puts ``docid = ...`` there). Blank and comment-only
-  lines are skipped. Tokens are separated by any whitespace, lines end in ``\\n`` or ``\\r\\n``,
-  and the file is UTF-8 (a leading byte-order mark is ignored).
+  lines are skipped. Tokens are separated by any whitespace, lines end in ``\\n``, ``\\r\\n`` or
+  ``\\r`` (old Mac OS), and the file is UTF-8 (a leading byte-order mark is ignored).
 
 Files may be gzip-, bzip2- or xz-compressed (recognised by their first bytes, not by their
 name); ``-`` reads standard input. Data without ``qid:`` takes its queries from a LightGBM-style
@@ -42,7 +44,7 @@ import scipy.sparse as sp
 from .atomic import write_text_atomically
 from .errors import InputFormatError
 
-__all__ = ["load_svmlight", "dump_svmlight"]
+__all__ = ["load_svmlight", "dump_svmlight", "input_files"]
 
 #: Largest feature index accepted: every index up to it is exact in a float64.
 MAX_INDEX = 2**53 - 1
@@ -55,6 +57,14 @@ _INDEX_RE = re.compile(r"[0-9]+")
 # float64 parsing of the index is exact up to MAX_INDEX); anything else is diagnosed in Python.
 _FEATURE = rf"0*[1-9][0-9]{{0,15}}:{_NUMBER}"
 _FEATURES_RE = re.compile(rf"(?:{_FEATURE}(?: {_FEATURE})*)?")
+_LINE_END_RE = re.compile(r"\r\n|\r|\n")
+#: input_files reads this much of a file to tell an index file from a data file
+_INDEX_HEAD_BYTES = 1 << 16
+
+
+def _split_lines(text):
+    """The lines of ``text``, ending in \\n, \\r\\n or \\r (the reader's line numbers)."""
+    return _LINE_END_RE.split(text)
 
 
 #: Standard input's name in arguments and in messages.
@@ -71,7 +81,8 @@ GROUP_SUFFIX = ".query"
 MISSING_QID = "missing qid:<id> after the label"
 
 
-def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None):
+def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
+                  max_abs_value=None):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -92,6 +103,10 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         Group file for data whose lines carry no ``qid:`` (one query size per line, LightGBM's
         ``.query`` format); only with a single data file. Without it, ``<data file>.query``
         is used when such data has one beside it. Queries are numbered 1, 2, ... in order.
+    max_abs_value : float, optional
+        Refuse, with file and line, a feature value of larger magnitude.  The command-line
+        tools pass ``svmmap.options.MAX_ABS_VALUE`` (1e100), which the learners require
+        anyway; by default every finite value is read (what ``dump_svmlight`` writes).
 
     Returns
     -------
@@ -122,7 +137,8 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         raise InputFormatError("no input files")
     if group is not None and len(sources) != 1:
         raise InputFormatError("a group file goes with a single data file", group)
-    parts = [_parse_source(path, text, n_features, group) for path, text in sources]
+    limits = (n_features, math.inf if max_abs_value is None else float(max_abs_value))
+    parts = [_parse_source(path, text, limits, group) for path, text in sources]
 
     labels = [v for part in parts for v in part[0]]
     qids = [q for part in parts for q in part[1]]
@@ -235,7 +251,7 @@ def _decode(data, path):
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
+        line = len(_split_lines(data[:err.start].decode("utf-8")))
         raise InputFormatError(
             f"not valid UTF-8 (byte 0x{data[err.start]:02x})", path, line
         ) from None
@@ -243,7 +259,7 @@ def _decode(data, path):
 
 def _data_lines(text):
     """Yield (line number, tokens, comment) for every line that is not blank or a comment."""
-    for lineno, line in enumerate(text.split("\n"), 1):
+    for lineno, line in enumerate(_split_lines(text), 1):
         body, _, comment = line.partition("#")
         tokens = body.split()
         if tokens:
@@ -264,17 +280,51 @@ def _sources(given):
     else:
         base = path.parent
     sources = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        entry = line.partition("#")[0].strip()
-        if not entry:
-            continue
-        listed = base / entry
+    for lineno, entry, listed in _index_entries(base, text):
         if os.path.isdir(listed):
             raise InputFormatError(f"listed file {entry!r} is a directory", path, lineno)
         if not os.path.exists(listed):
             raise InputFormatError(f"listed file {entry!r} not found", path, lineno)
         sources.append((listed, _read_text(listed)))
     return sources
+
+
+def _index_entries(base, text):
+    """(line number, entry, path) of every file an index file lists, relative to ``base``."""
+    for lineno, line in enumerate(_split_lines(text), 1):
+        entry = line.partition("#")[0].strip()
+        if entry:
+            yield lineno, entry, base / entry
+
+
+def input_files(path_or_paths):
+    """The files :func:`load_svmlight` reads for ``path_or_paths``: each path given, and the
+    data files an index file lists (outputs are checked against all of them, see
+    svmmap.atomic.check_output).  Only the head of a file is read to tell an index file;
+    files that cannot be read are listed as given (loading them reports the problem)."""
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        path_or_paths = [path_or_paths]
+    files = []
+    for given in path_or_paths:
+        files.append(Path(given))
+        if str(given) == STDIN:
+            continue
+        try:
+            with open(given, "rb") as handle:
+                head = handle.read(_INDEX_HEAD_BYTES)
+        except OSError:
+            continue
+        if any(head.startswith(magic) for magic, *_ in COMPRESSION):
+            continue
+        text = head.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        first = next(_data_lines(text), None)
+        if first is not None and _is_index_line(first[1]):
+            try:
+                text = _read_text(given)
+            except InputFormatError:
+                continue
+            files += [listed for _, _, listed in _index_entries(Path(given).parent, text)]
+    return files
 
 
 def _is_index_line(tokens):
@@ -287,7 +337,7 @@ def _is_index_line(tokens):
     return False
 
 
-def _parse_source(path, text, n_features, group):
+def _parse_source(path, text, limits, group):
     """Parse one data file; without ``qid:`` on its lines, number its queries from the group
     file (``group``, or ``<path>.query`` when it exists)."""
     first = next(_data_lines(text), None)
@@ -297,7 +347,7 @@ def _parse_source(path, text, n_features, group):
         group = beside if beside.is_file() else None
     if group is None:
         try:
-            return _parse(path, text, n_features)
+            return _parse(path, text, limits)
         except InputFormatError as err:
             if has_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
@@ -307,7 +357,7 @@ def _parse_source(path, text, n_features, group):
     if has_qid:
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
-    labels, qids, *rest = _parse(path, text, n_features, with_qid=False)
+    labels, qids, *rest = _parse(path, text, limits, with_qid=False)
     return (labels, _group_qids(group, len(labels), path), *rest)
 
 
@@ -325,7 +375,7 @@ def _group_qids(group, n_documents, data_path):
     return [str(q) for q, size in enumerate(sizes, 1) for _ in range(size)]
 
 
-def _parse(path, text, n_features, with_qid=True):
+def _parse(path, text, limits, with_qid=True):
     """Parse one data file (``with_qid=False``: lines are ``<label> <index>:<value> ...``).
 
     Returns lists of labels, qid strings (empty without qids) and comments, then the float64
@@ -336,9 +386,9 @@ def _parse(path, text, n_features, with_qid=True):
     first_feature = 2 if with_qid else 1
     for lineno, tokens, comment in _data_lines(text):
         joined = " ".join(tokens[first_feature:])
-        reason = _line_error(tokens, joined, n_features, with_qid)
+        reason = _line_error(tokens, joined, limits, with_qid)
         if reason is not None:
-            _features(path, feats, linenos, n_features)  # an earlier line's error comes first
+            _features(path, feats, linenos, limits)  # an earlier line's error comes first
             raise InputFormatError(reason, path, lineno)
         labels.append(float(tokens[0]))
         if with_qid:
@@ -348,10 +398,10 @@ def _parse(path, text, n_features, with_qid=True):
         comments.append(comment)
     if not labels:
         raise InputFormatError("no data lines", path)
-    return (labels, qids, comments, *_features(path, feats, linenos, n_features))
+    return (labels, qids, comments, *_features(path, feats, linenos, limits))
 
 
-def _line_error(tokens, joined, n_features, with_qid=True):
+def _line_error(tokens, joined, limits, with_qid=True):
     """The reason a line is malformed as far as per-line checks can tell, or None."""
     label = tokens[0]
     if ":" in label:
@@ -366,12 +416,14 @@ def _line_error(tokens, joined, n_features, with_qid=True):
     elif len(tokens) > 1 and tokens[1].startswith("qid:"):
         return "qid: on a line of data whose queries come from a group file"
     if not _FEATURES_RE.fullmatch(joined):
-        return _feature_error(tokens[2 if with_qid else 1:], n_features)
+        return _feature_error(tokens[2 if with_qid else 1:], limits)
     return None
 
 
-def _feature_error(tokens, n_features):
-    """The reason the first bad token of a line's ``index:value`` tokens is bad, or None."""
+def _feature_error(tokens, limits):
+    """The reason the first bad token of a line's ``index:value`` tokens is bad, or None;
+    ``limits``: (n_features or None, largest magnitude of a value)."""
+    n_features, max_abs_value = limits
     previous = 0
     for token in tokens:
         index_text, colon, value_text = token.partition(":")
@@ -390,29 +442,36 @@ def _feature_error(tokens, n_features):
             return f"feature index {index} after {previous}: indices must increase"
         if not _NUMBER_RE.fullmatch(value_text) or not math.isfinite(float(value_text)):
             return f"feature {index}: value {value_text!r} is not a finite number"
+        if abs(float(value_text)) > max_abs_value:
+            return (f"feature {index}: value {value_text!r} is too large (magnitude at most "
+                    f"{max_abs_value:g}; scale the features)")
         previous = index
     return None
 
 
-def _features(path, feats, linenos, n_features):
+def _features(path, feats, linenos, limits):
     """Parse the feature tokens of lines that passed the per-line checks, in one pass.
 
     ``feats[k]`` holds line ``linenos[k]``'s tokens joined by single spaces. Raises for the first
     line with an index out of range, indices not increasing, or a value that overflows to
-    infinity; returns float64 indices and values, and int64 feature counts per line.
+    infinity or exceeds the largest magnitude of ``limits``; returns float64 indices and
+    values, and int64 feature counts per line.
     """
-    pairs = np.fromstring(" ".join(feats).replace(":", " "), sep=" ")
+    # lines without features are left out of the join: numpy reads " " as [-1.0]
+    pairs = np.fromstring(" ".join(f for f in feats if f).replace(":", " "), sep=" ")
     index, value = pairs[0::2], pairs[1::2]
     counts = np.array([f.count(":") for f in feats], dtype=np.int64)
     starts = np.cumsum(counts) - counts
     not_increasing = np.zeros(index.shape, dtype=bool)
     not_increasing[1:] = index[1:] <= index[:-1]
     not_increasing[starts[counts > 0]] = False
+    n_features, max_abs_value = limits
     limit = MAX_INDEX if n_features is None else n_features
-    bad = not_increasing | (index > limit) | ~np.isfinite(value)
+    bad = not_increasing | (index > limit) | ~np.isfinite(value) | \
+        (np.abs(value) > max_abs_value)
     if bad.any():
         row = int(np.searchsorted(starts, np.argmax(bad), side="right")) - 1
-        reason = _feature_error(feats[row].split(" "), n_features)
+        reason = _feature_error(feats[row].split(" "), limits)
         raise InputFormatError(reason, path, linenos[row])
     return index, value, counts
 

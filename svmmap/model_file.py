@@ -25,6 +25,10 @@ from .errors import ModelFileError
 
 FORMAT = "svmmap-model"
 VERSION = 1
+#: what building a model from a hostile document can raise besides ModelFileError; the
+#: loaders turn each into one ModelFileError line
+DAMAGED_MODEL_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError,
+                        OverflowError, RecursionError)
 
 
 def write_model(path, content):
@@ -61,6 +65,10 @@ def read_model(path, kind=None):
         reason = "truncated model file" if exc.pos >= len(text.rstrip()) else \
             "not an svmmap model file (not JSON)"
         raise ModelFileError(f"{reason} (line {exc.lineno})", path) from None
+    except RecursionError:
+        raise ModelFileError("not an svmmap model file (JSON nested too deeply)", path) from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise ModelFileError(f"not an svmmap model file ({exc})", path) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFileError("not an svmmap model file", path)
     version = document.get("version")
@@ -74,7 +82,7 @@ def read_model(path, kind=None):
                              "(svmmap.baselines.load_model reads any kind)", path)
     n_features = document.get("n_features")
     if found != "svmmap" and "coef" not in document:
-        if not isinstance(n_features, int) or n_features < 0:
+        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 0:
             raise ModelFileError("damaged model file: n_features missing", path)
         if not isinstance(document.get("params"), dict):
             raise ModelFileError("damaged model file: params missing", path)
@@ -82,11 +90,20 @@ def read_model(path, kind=None):
     coef = document.get("coef")
     if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
         raise ModelFileError("damaged model file: coef does not match n_features", path)
-    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in coef):
+    if not all(map(_finite_number, coef)):
         raise ModelFileError("damaged model file: coef holds a non-number", path)
-    intercept = document.get("intercept")
-    if not isinstance(intercept, (int, float)) or not math.isfinite(intercept):
+    if not _finite_number(document.get("intercept")):
         raise ModelFileError("damaged model file: intercept is not a number", path)
     if not isinstance(document.get("params"), dict):
         raise ModelFileError("damaged model file: params missing", path)
     return document
+
+
+def _finite_number(value):
+    """True for an int or float (not a bool) that is a finite float64."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer beyond the float range
+        return False

@@ -29,3 +29,10 @@ ORACLES = ("divide", "scan")
 #: evaluation conventions of svmmap.metrics: "letor" counts queries without a relevant
 #: document as AP 0, "trec_eval" leaves them out
 CONVENTIONS = ("letor", "trec_eval")
+
+#: largest |feature value| accepted.  The learners form sums of squares of feature values
+#: (|w|^2, Gram matrices of up to 2^27 features) and products with C: above 1e100 these
+#: overflow the float64 range (1.8e308) or lose every smaller feature to rounding, so such
+#: values are refused with their place rather than scaled silently (scaling would change
+#: the trade-off C means); 1e100 leaves 1e108 of headroom.
+MAX_ABS_VALUE = 1e100

@@ -46,10 +46,14 @@ from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
 from .options import FORMULATIONS, QP_SOLVERS
 from .plugin import ConstraintBatch
-from .qp import WorkingSet
+from .qp import QPTimeout, WorkingSet
 
 #: each working-set QP is solved to a duality gap of this fraction of C * epsilon
 _QP_GAP_SHARE = 0.01
+
+
+class NonFiniteObjective(ArithmeticError):
+    """The primal objective of an oracle pass overflowed (feature values or C too large)."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +174,7 @@ class BaseSSVM:
         Tolerance on constraint violation (on the scale of the loss).
     max_iter, max_time : optional limits (iterations, seconds); reaching one stops training
         with the best w seen so far and status "max_iter" / "max_time" (the time limit is
-        checked between iterations, after at least one).
+        checked between iterations, after at least one, and inside the working-set QP).
     callbacks : None, a callback or a list of callbacks (svmstruct_api.callbacks): told
         about the start, every iteration (a Progress) and the end (the TrainingResult);
         ``callbacks.LogCallback(print)`` prints SVMstruct-style progress lines and the report.
@@ -239,8 +243,9 @@ class BaseSSVM:
     def fit(self, model):
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
 
-        Ctrl-C (KeyboardInterrupt) stops after the step in progress and returns the best w
-        found so far with status "interrupted".
+        Ctrl-C (KeyboardInterrupt) stops after the step in progress (in the QP too) and
+        returns the best w found so far with status "interrupted".  NonFiniteObjective is
+        raised when P(w) overflows (values whose squares exceed the float range).
         """
         if model.n_examples == 0:
             raise ValueError("no training example carries a constraint")
@@ -263,6 +268,8 @@ class BaseSSVM:
                     break
         except KeyboardInterrupt:
             status = "interrupted"
+        except QPTimeout:
+            status = "max_time"
         result = self._result(run, status, iteration)
         notify(callbacks, "on_end", result)
         return result
@@ -282,6 +289,9 @@ class BaseSSVM:
             oracle_seconds = time.perf_counter() - tick
             reg = run.regularized
             primal = 0.5 * w[reg] @ w[reg] + batch.slack_cost(w, run.bounds)
+            if not math.isfinite(primal):
+                raise NonFiniteObjective("the objective overflowed the float range: feature "
+                                         "values or C are too large (scale the features)")
             new, excess = self._select(run, batch)
             max_violation = max(float(excess), 0.0)
             if primal < run.best[0] or new is None:
@@ -290,7 +300,10 @@ class BaseSSVM:
         if new is not None:
             run.working_set.add(*new)
             tick = time.perf_counter()
-            solution = run.working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon)
+            deadline = None if self.max_time is None or iteration == 1 else \
+                run.start + self.max_time
+            solution = run.working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon,
+                                             deadline=deadline)
             qp_seconds = time.perf_counter() - tick
             run.w, run.dual = solution.w, solution.dual_objective
             run.idle = self._prune(run.working_set, solution.alpha, run.idle)

@@ -19,20 +19,32 @@ with K_kl = a_k[R].a_l[R] and w_R = sum_k alpha_k a_k[R].  n-slack has one group
   interior-point solve would cost O(K^3) per step from scratch).  SMO rounds alternate with
   a Newton step on the face its support spans; it stops at the duality gap it is given
   (the learners pass 1% of C * epsilon) or cvxopt's targets, and hands over to cvxopt when
-  its step budget runs out.
+  its step budget runs out, when a round cannot move (rounding noise in an ill-conditioned
+  Gram matrix) or when the gap stops decreasing.
 - otherwise by cvxopt, in whichever form has fewer variables ((P): dim(w) + #groups, (D): K),
   the other form's solution read off cvxopt's multipliers.  When cvxopt refuses one form (a
   singular KKT system) the other is tried, and a solve that is not optimal is retried with a
   small ridge added to the quadratic term; if all of that fails, QPError is raised (an
   almost-converged last attempt is accepted and flagged instead, see QPSolution.status).
+  The primal form is only tried while its dense KKT system is small (dim(w) + #groups <=
+  _MAX_PRIMAL_VARIABLES): with many features the dual is the form to solve.
+
+``solve(deadline=)`` stops between SMO rounds and before each cvxopt attempt once
+``time.perf_counter()`` passes the deadline, raising QPTimeout (the learners' max_time).
 """
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._simplex_qp import smo_solve
 from .options import QP_SOLVERS, QPError
+
+
+class QPTimeout(Exception):
+    """The deadline passed to WorkingSet.solve passed before the QP was solved."""
+
 
 _SOLVER_OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1e-9,
                    "maxiters": 200}
@@ -45,6 +57,10 @@ _SMO_REL_GAP = 1e-9
 _SMO_STEPS_PER_CONSTRAINT = 1000
 _SMO_MIN_STEPS = 10000
 _SMO_ROUND = 20
+#: SMO hands over to cvxopt after this many consecutive rounds without a smaller gap
+_SMO_STALLED_ROUNDS = 3
+#: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
+_MAX_PRIMAL_VARIABLES = 4000
 
 
 @dataclass(frozen=True)
@@ -169,12 +185,14 @@ class WorkingSet:
             np.maximum.at(slack, self.groups, self.losses - self.vectors @ w)
         return slack
 
-    def solve(self, gap_tolerance=None):
+    def solve(self, gap_tolerance=None, deadline=None):
         """Solve the restricted QP; raise QPError when neither SMO nor cvxopt can.
 
         ``gap_tolerance``: the duality gap SMO may stop at (default: cvxopt's targets,
         1e-9 absolute plus 1e-9 relative).  The cutting-plane learners pass a fraction of
         C * epsilon: a QP gap delta adds delta to the optimality bound P(w) <= P* + C eps.
+        ``deadline``: a ``time.perf_counter()`` value; QPTimeout is raised once it passes
+        (checked between SMO rounds and before each cvxopt attempt).
         """
         if len(self) == 0:
             return QPSolution(w=np.zeros(self.n_features), alpha=np.empty(0),
@@ -183,9 +201,9 @@ class WorkingSet:
         solution = None
         if self.solver == "smo" and self._dual_is_smaller() and \
                 not self._free_components_in_use():
-            solution = self._solve_smo(gap_tolerance)
+            solution = self._solve_smo(gap_tolerance, deadline)
         if solution is None:
-            solution = self._solve_cvxopt()
+            solution = self._solve_cvxopt(deadline)
         self._alpha_buffer[:len(self)] = solution.alpha
         return solution
 
@@ -198,8 +216,10 @@ class WorkingSet:
         return not self._all_regularized and \
             bool(np.any(self.vectors[:, ~self.regularized] != 0))
 
-    def _solve_smo(self, gap_tolerance):
-        """(D) by warm-started SMO; None when the step budget ran out before the gap closed."""
+    def _solve_smo(self, gap_tolerance, deadline):
+        """(D) by warm-started SMO; None when the step budget ran out before the gap closed,
+        or SMO stopped making progress (no step possible, or no smaller gap for
+        _SMO_STALLED_ROUNDS rounds): cvxopt takes over."""
         k = len(self)
         abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
             (gap_tolerance, 0.0)
@@ -209,6 +229,7 @@ class WorkingSet:
         group_index = group_index.astype(np.intp)
         bounds = self.group_bounds[active_groups]
         budget = _SMO_STEPS_PER_CONSTRAINT * k + _SMO_MIN_STEPS
+        best_gap, stalled = np.inf, 0
         while True:
             steps, gap, objective = smo_solve(
                 self._gram_buffer, self.losses, group_index, bounds, alpha, abs_gap, rel_gap,
@@ -216,8 +237,12 @@ class WorkingSet:
             budget -= steps
             if gap <= abs_gap + rel_gap * abs(objective):
                 break
-            if budget <= 0:
+            stalled = 0 if gap < best_gap else stalled + 1
+            best_gap = min(best_gap, gap)
+            if budget <= 0 or steps == 0 or not np.isfinite(gap) or \
+                    stalled >= _SMO_STALLED_ROUNDS:
                 return None
+            _check_deadline(deadline)
             self._newton_polish(alpha, group_index, bounds)
         w = np.zeros(self.n_features)
         w[self.regularized] = alpha @ self.vectors[:, self.regularized]
@@ -255,17 +280,21 @@ class WorkingSet:
         if np.any(excess > 1.0):  # rounding: scale the groups back onto their bounds
             alpha[idx] = new / np.maximum(excess[groups], 1.0)
 
-    def _solve_cvxopt(self):
-        """(P) or (D), whichever is smaller, by cvxopt; the other form and ridges on refusal."""
+    def _solve_cvxopt(self, deadline=None):
+        """(P) or (D), whichever is smaller, by cvxopt; the other form and ridges on refusal
+        (the primal only while it is small: _MAX_PRIMAL_VARIABLES)."""
         active_groups = np.unique(self.groups)
         primal_first = not self._dual_is_smaller()
         forms = (self._solve_primal, self._solve_dual) if primal_first else \
             (self._solve_dual, self._solve_primal)
+        if self.n_features + len(active_groups) > _MAX_PRIMAL_VARIABLES:
+            forms = (self._solve_dual,)
         scale = max(float(np.max(np.diag(self._gram), initial=0.0)), 1.0)
         last_error = "no attempt"
         fallback = None
         for ridge in _RIDGES:
             for form in forms:  # the smaller form first; the other when cvxopt refuses it
+                _check_deadline(deadline)
                 try:
                     sol = form(active_groups, ridge * scale)
                 except (ValueError, ArithmeticError) as exc:  # cvxopt: singular KKT system
@@ -327,7 +356,7 @@ class WorkingSet:
         return self._solution(w, alpha, slack, "dual", status, ridge)
 
     def _solve_primal(self, active_groups, ridge):
-        from cvxopt import matrix, solvers
+        from cvxopt import matrix, solvers, spmatrix
 
         d, k = self.n_features, len(self)
         n_groups = len(active_groups)
@@ -340,7 +369,7 @@ class WorkingSet:
         margin_rows[np.arange(k), d + self._group_rows(active_groups)] = -1.0
         slack_rows = np.zeros((n_groups, n_vars))
         slack_rows[np.arange(n_groups), d + np.arange(n_groups)] = -1.0
-        sol = solvers.qp(matrix(np.diag(diag)), matrix(linear),
+        sol = solvers.qp(spmatrix(diag, range(n_vars), range(n_vars)), matrix(linear),
                          matrix(np.vstack([margin_rows, slack_rows])),
                          matrix(np.concatenate([-self.losses, np.zeros(n_groups)])),
                          options=_SOLVER_OPTIONS)
@@ -360,3 +389,8 @@ class WorkingSet:
         primal = float(0.5 * w[reg] @ w[reg] + self.group_bounds @ slack)
         return QPSolution(w=w, alpha=alpha, slack=slack, dual_objective=dual,
                           primal_objective=primal, form=form, status=status, ridge=ridge)
+
+
+def _check_deadline(deadline):
+    if deadline is not None and time.perf_counter() > deadline:
+        raise QPTimeout("the time limit passed while solving the working-set QP")

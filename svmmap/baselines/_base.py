@@ -7,7 +7,7 @@ import numpy as np
 from .. import metrics
 from ..collection import check_features
 from ..errors import InputFormatError, ModelFileError
-from ..model_file import read_model, write_model
+from ..model_file import DAMAGED_MODEL_ERRORS, read_model, write_model
 from ..params import ParamsMixin
 
 
@@ -66,6 +66,9 @@ class BaselineRanker(ParamsMixin):
             model._check_params()
             model.n_features_in_ = int(document["n_features"])
             model._restore(document)
-        except (TypeError, ValueError, KeyError) as exc:
-            raise ModelFileError(f"damaged {cls.KIND} model file ({exc})", path) from None
+        except ModelFileError:
+            raise
+        except DAMAGED_MODEL_ERRORS as exc:
+            raise ModelFileError(f"damaged {cls.KIND} model file ({type(exc).__name__}: "
+                                 f"{exc})", path) from None
         return model

@@ -16,10 +16,11 @@ import warnings
 import numpy as np
 
 from .. import cli, metrics
-from ..atomic import write_text_atomically
+from ..atomic import check_output, write_text_atomically
 from ..errors import InputFormatError
-from ..io import load_svmlight
+from ..io import input_files, load_svmlight
 from ..model_file import model_kind, read_model
+from ..options import MAX_ABS_VALUE
 from . import AdaRank, PRank, RankBoost, load_model
 
 METHODS = ("adarank-map", "adarank-ndcg", "rankboost", "prank")
@@ -68,13 +69,19 @@ def learn_main(argv=None):
     args = _learn_parser().parse_args(argv)
 
     def learn():
-        X, y, qid = load_svmlight(args.train_file, group=args.group)
+        inputs = [*input_files(args.train_file), args.group]
+        if args.valid is not None:
+            inputs += input_files(args.valid)
+        check_output(args.model_file, inputs)
+        X, y, qid = load_svmlight(args.train_file, group=args.group,
+                                  max_abs_value=MAX_ABS_VALUE)
         model = _model(args)
         options = {}
         if args.valid is not None:
             if isinstance(model, PRank):
                 raise InputFormatError("--valid applies to AdaRank and RankBoost only")
-            options["eval_set"] = load_svmlight(args.valid, n_features=X.shape[1])
+            options["eval_set"] = load_svmlight(args.valid, n_features=X.shape[1],
+                                                max_abs_value=MAX_ABS_VALUE)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             model.fit(X, y, qid, **options)
@@ -88,7 +95,7 @@ def learn_main(argv=None):
                   f"({size}); training MAP {model.score(X, y, qid):.4f}")
         model.save(args.model_file)
 
-    return cli._run("svmmap_baseline_learn", args.debug, learn)
+    return cli._run("svmmap_baseline_learn", args.debug, learn, args.train_file)
 
 
 def classify_main(argv=None):
@@ -101,9 +108,11 @@ def classify_main(argv=None):
         kind.append(model_kind(read_model(args.model_file)))
         if kind[0] == "svmmap":
             return
+        check_output(args.predictions_file,
+                     [args.model_file, *input_files(args.test_file), args.group])
         model = load_model(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
-                                  group=args.group)
+                                  group=args.group, max_abs_value=MAX_ABS_VALUE)
         scores = model.decision_function(X)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
@@ -115,7 +124,7 @@ def classify_main(argv=None):
                 if name != "queries":
                     print(f"{name}: {value:.4f}")
 
-    status = cli._run("svmmap_baseline_classify", args.debug, classify)
+    status = cli._run("svmmap_baseline_classify", args.debug, classify, args.test_file)
     if status == 0 and kind == ["svmmap"]:
         return cli.classify_main(argv)
     return status

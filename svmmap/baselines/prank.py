@@ -82,8 +82,13 @@ class PRank(BaselineRanker):
             updates.append(n_updates)
             losses.append(rank_loss)
         steps = m * self.n_epochs
-        self.coef_ = w_sum / steps if self.averaged else w
-        self.thresholds_ = b_sum / steps if self.averaged else b
+        coef = w_sum / steps if self.averaged else w
+        thresholds = b_sum / steps if self.averaged else b
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(thresholds))):
+            raise InputFormatError("PRank's weights overflowed the float range: the feature "
+                                   "values are too large for the perceptron's sums (scale "
+                                   "the features)")
+        self.coef_, self.thresholds_ = coef, thresholds
         self.intercept_ = 0.0
         self.classes_ = classes
         self.n_updates_ = np.array(updates, dtype=np.int64)

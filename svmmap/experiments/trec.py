@@ -32,8 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputFormatError, SVMMapError
-from ..io import dump_svmlight, load_svmlight
+from ..atomic import check_output, write_text_atomically
+from ..cli import _positive_int
+from ..errors import InputFormatError, SVMMapError, error_line
+from ..io import dump_svmlight, input_files, load_svmlight
+from ..options import MAX_ABS_VALUE
 
 
 def _lines(path):
@@ -107,8 +110,10 @@ def build(run_paths, qrels_path, depth=1000, drop=()):
 
     ``X`` is dense (documents x runs), rows grouped by query (queries in qrels file order,
     documents by first retrieval over the runs in the order given); ``tags`` names the
-    features.
+    features.  ``depth`` is a positive integer.
     """
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise SVMMapError(f"depth must be a positive integer, got {depth!r}")
     runs = []
     for path in run_paths:
         tag, run = read_run(path)
@@ -140,7 +145,8 @@ def build(run_paths, qrels_path, depth=1000, drop=()):
 
 def write_run(path, qid, docnos, scores, tag="svmmap"):
     """Write scores as a TREC run: per query (first-appearance order), documents by score
-    descending (ties by docno descending, trec_eval's order), rank from 1."""
+    descending (ties by docno descending, trec_eval's order), rank from 1; atomically
+    (svmmap.atomic)."""
     qid = np.asarray(qid).astype(str)
     scores = np.asarray(scores, dtype=np.float64)
     docnos = np.asarray(docnos).astype(str)
@@ -150,10 +156,11 @@ def write_run(path, qid, docnos, scores, tag="svmmap"):
         ranked = sorted(rows, key=lambda r: (scores[r], docnos[r]), reverse=True)
         lines += [f"{q} Q0 {docnos[r]} {rank} {float(scores[r])!r} {tag}\n"
                   for rank, r in enumerate(ranked, 1)]
-    Path(path).write_text("".join(lines))
+    write_text_atomically(path, lines)
 
 
 def _build_command(args):
+    check_output(args.out, [*args.runs, args.qrels])
     X, y, qid, docnos, tags = build(args.runs, args.qrels, args.depth, set(args.drop_run))
     dump_svmlight(args.out, X, y, qid, comments=docnos)
     print(f"{args.out}: {len(np.unique(qid))} queries, {len(y)} documents, "
@@ -164,11 +171,14 @@ def _build_command(args):
 def _run_command(args):
     from ..baselines import load_model
 
-    X, _, qid, docnos = load_svmlight(args.data, return_comments=True)
+    check_output(args.out, [*input_files(args.data), args.model])
+    X, _, qid, docnos = load_svmlight(args.data, return_comments=True,
+                                      max_abs_value=MAX_ABS_VALUE)
     model = load_model(args.model)
     n = getattr(model, "n_features_in_", X.shape[1])
     if X.shape[1] < n:  # trailing all-zero features are not written in SVMlight files
-        X, _, qid, docnos = load_svmlight(args.data, n_features=n, return_comments=True)
+        X, _, qid, docnos = load_svmlight(args.data, n_features=n, return_comments=True,
+                                          max_abs_value=MAX_ABS_VALUE)
     if not all(docnos):
         raise SVMMapError(f"{args.data}: every line needs a '# docno' comment")
     write_run(args.out, qid, [d.split()[0] for d in docnos], model.decision_function(X),
@@ -186,7 +196,8 @@ def main(argv=None):
     b.add_argument("--out", required=True, help="SVMlight file to write")
     b.add_argument("--drop-run", action="append", default=[],
                    help="leave out the run with this tag or file name (repeatable)")
-    b.add_argument("--depth", type=int, default=1000, help="documents per run and query")
+    b.add_argument("--depth", type=_positive_int, default=1000,
+                   help="documents per run and query (default 1000)")
     r = commands.add_parser("run", help="write a model's scores as a TREC run file")
     r.add_argument("--data", required=True, help="SVMlight file with '# docno' comments")
     r.add_argument("--model", required=True)
@@ -195,8 +206,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         (_build_command if args.command == "build" else _run_command)(args)
-    except SVMMapError as err:
-        parser.exit(1, f"error: {err}\n")
+    except (SVMMapError, OSError, MemoryError) as err:
+        parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"{parser.prog}: interrupted\n")
+
 
 
 if __name__ == "__main__":
