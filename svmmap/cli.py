@@ -90,8 +90,9 @@ def _learn_parser():
         description="Train a linear ranking function with a structural SVM that optimises "
                     "Mean Average Precision (Yue et al., SIGIR 2007).",
         epilog="The objective is 1/2|w|^2 + C/n sum xi_q, n = training queries that have a "
-               "relevant and a non-relevant document (SVMstruct 3.x convention; the original "
-               "SVM-MAP release used C without the 1/n).  With -l acc it is the classification "
+               "relevant and a non-relevant document, as in SVMstruct 3.x and the original "
+               "SVM-map V1.00 (svmCnorm = C/n), so -c C means the same there and here.  "
+               "With -l acc it is the classification "
                "SVM 1/2|w|^2 + C/n sum hinge_d, n = training documents.")
     parser.add_argument("train_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
                                            "standard input), or an index file listing data "
@@ -176,19 +177,22 @@ def _learn_options(parser, args):
     return features, cost_ratio
 
 
-def _classify_parser():
+def _classify_parser(prog="svmmap_classify", model_help="model written by svmmap_learn"):
     parser = argparse.ArgumentParser(
-        prog="svmmap_classify",
+        prog=prog,
         description="Score documents with a trained svmmap model and report ranking metrics.")
     parser.add_argument("test_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
                                           "standard input), or an index file")
-    parser.add_argument("model_file", help="model written by svmmap_learn")
+    parser.add_argument("model_file", help=model_help)
     parser.add_argument("predictions_file", help="where to write one score per input line")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
                         help="0 quiet, 1 metrics (default)")
     parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
-                        help="evaluation convention (default letor: queries without relevant "
-                             "documents count as AP 0; trec_eval leaves them out)")
+                        help="evaluation convention: letor (default; LETOR's scripts: ties "
+                             "in file order, NDCG gain 2^label-1) or trec_eval (ties by docno, "
+                             "here the later line first; NDCG gain = label, discount "
+                             "1/log2(rank+1)); both count a query without a relevant document "
+                             "with AP 0")
     add_group_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser

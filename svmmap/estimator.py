@@ -31,9 +31,10 @@ class SVMMap(ParamsMixin):
     Solves  min_w 1/2 |w|^2 + C/n sum_q xi_q  s.t. for every training query q and every
     ranking y:  w.psi(x_q, y_q) >= w.psi(x_q, y) + Delta(y_q, y) - xi_q,
     where n counts the queries that carry constraints (at least one relevant and one
-    non-relevant document) -- the SVMstruct 3.x / SVMrank convention.  The original SVM-MAP
-    release (built on SVMstruct 2.50) used C without the 1/n: its ``-c C`` corresponds to
-    ``C * n`` here.  For ``loss="acc"`` the objective is the standard soft-margin SVM
+    non-relevant document) -- the SVMstruct 3.x / SVMrank convention.  The original SVM-map
+    V1.00 release (built on SVMstruct 3.00) divides by n too (``svmCnorm = C/n`` in its
+    svm_struct_learn.c), so its ``-c C`` means the same as ``C`` here.  For ``loss="acc"``
+    the objective is the standard soft-margin SVM
     1/2 |w|^2 + C/n sum_d c_d hinge_d with a free bias b, where n counts all training
     *documents* (svmmap.plugins.accuracy.AccuracyPlugin).
 

@@ -35,9 +35,11 @@ Two conventions, selected by ``convention=``:
       first**.  Docnos must be unique within a query (trec_eval rejects duplicates).
     * Relevant: ``label > 0`` (trec_eval's default ``relevance_level`` 1 for integer
       labels).
-    * Queries with no relevant document are left out of every mean (as when their topic is
-      absent from the qrels).  Per-query, such a query scores 0, which is what pytrec_eval
-      reports for a topic whose judgments are all non-relevant.
+    * A query with no relevant document counts with AP 0 (and P@k, NDCG, RR 0) and stays in
+      every mean: its documents are judgments, so its topic is in the qrels, and trec_eval /
+      pytrec_eval count a topic whose judgments are all non-relevant (trec_eval's
+      ``num_q`` includes it).  Only a topic absent from the qrels is left out, and every
+      query of a data file has judged documents.
     * NDCG is trec_eval's ``ndcg_cut_k`` / ``ndcg``: gain = label (labels <= 0 give 0),
       discount ``1 / log2(r + 1)``.
     * P@k divides by ``k`` (``P_k``), RR is ``recip_rank``, MAP is ``map``, MAP@k is
@@ -268,10 +270,9 @@ class _Ranking:
 
     # -- selection -----------------------------------------------------------------------
 
-    def counted(self, skip_empty=None):
-        """Mask of the queries that enter a mean."""
-        if skip_empty is None:
-            skip_empty = self.convention == "trec_eval"
+    def counted(self, skip_empty=False):
+        """Mask of the queries that enter a mean: all of them in both conventions, unless
+        ``skip_empty`` drops those without a relevant document."""
         if skip_empty:
             return self.n_rel > 0
         return np.ones(self.n_queries, dtype=bool)
@@ -329,8 +330,8 @@ def average_precision(scores, labels, k=None, *, convention="letor", docnos=None
 def mean_average_precision(scores, labels, qid=None, convention="letor", k=None, docnos=None):
     """MAP: mean over queries of :func:`average_precision` (MAP@k with ``k``).
 
-    ``"letor"``: a query without relevant documents has AP 0 and is averaged in.
-    ``"trec_eval"``: such queries are left out (NaN if no query is left).
+    A query without relevant documents has AP 0 and is averaged in, in both conventions
+    (LETOR's scripts and trec_eval agree on this; they differ in the order of tied scores).
     """
     return _collection("ap", scores, labels, qid, k, convention, docnos)
 
@@ -385,7 +386,7 @@ def best_threshold_accuracy(scores, labels, qid=None, convention="letor"):
     including ``t`` above every score (everything predicted non-relevant); tied scores
     fall on the same side.  ``qid=None``: one threshold for all rows (a query, or a whole
     collection).  With ``qid``: each query gets its own best threshold and the result is
-    the mean over queries (``"trec_eval"`` leaves out queries with no relevant document).
+    the mean over queries.
     """
     return _collection("accuracy", scores, labels, qid, None, convention, None)
 
@@ -403,7 +404,7 @@ _FUNCTION_KINDS = {
 
 
 def per_query(
-    metric, scores, labels, qid, *, convention="letor", docnos=None, k=None, skip_empty=None
+    metric, scores, labels, qid, *, convention="letor", docnos=None, k=None, skip_empty=False
 ):
     """Per-query values of a metric, with their query ids (e.g. for paired tests).
 
@@ -413,9 +414,9 @@ def per_query(
     order).  ``k`` is the cut-off of AP/P/NDCG (required for P).
 
     Returns :class:`PerQuery` ``(ids, values)`` for the queries counted in the mean:
-    ``skip_empty`` (default: True under ``"trec_eval"``, False under ``"letor"``) drops
-    queries without relevant documents; ROC additionally drops queries where it is
-    undefined.  Hence ``values.mean()`` equals the corresponding collection function.
+    every query, unless ``skip_empty`` drops those without relevant documents; ROC
+    additionally drops queries where it is undefined.  Hence ``values.mean()`` equals the
+    corresponding collection function.
     """
     kind = _FUNCTION_KINDS.get(metric) if callable(metric) else None
     if kind is None and isinstance(metric, str):

@@ -26,8 +26,9 @@ def parse_loss(name):
     raise ValueError(f"loss must be {LOSS_HELP}, got {name!r}")
 #: Algorithm 2 variants: exact divide and conquer over the monotone opt_j, or the plain scan
 ORACLES = ("divide", "scan")
-#: evaluation conventions of svmmap.metrics: "letor" counts queries without a relevant
-#: document as AP 0, "trec_eval" leaves them out
+#: evaluation conventions of svmmap.metrics: "letor" (LETOR's scripts: ties in file order,
+#: NDCG gain 2^label - 1) and "trec_eval" (ties by docno, NDCG gain = label); both count a
+#: query without a relevant document with AP 0
 CONVENTIONS = ("letor", "trec_eval")
 
 #: largest |feature value| accepted.  The learners form sums of squares of feature values

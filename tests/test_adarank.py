@@ -52,13 +52,10 @@ def test_theorem_1_and_monotone_training_measure(measure, seed, tol):
         e_h = per_query(measure, X[:, j], y, qid)
         phi = weights @ e_h
         assert alpha == pytest.approx(0.5 * np.log((1 + phi) / (1 - phi)), rel=1e-9)
-        if t > 0:
+        if tol is None:  # Figure 1: h_t is the weighted argmax over every feature
+            assert phi == pytest.approx((weights @ weak).max())
+        elif t > 0:
             assert j != model.features_[t - 1], "same feature in consecutive rounds"
-        if tol is None:
-            allowed = weights @ weak
-            if t > 0:
-                allowed[model.features_[t - 1]] = -np.inf
-            assert phi == pytest.approx(allowed.max())
         coef[j] += alpha
         e_new = per_query(measure, X @ coef, y, qid)
         delta_min = np.min(e_new - e_prev - alpha * e_h)
@@ -117,3 +114,13 @@ def test_params_and_validation():
         AdaRank(measure="auc").fit(*graded(0))
     with pytest.raises(ValueError, match="not fitted"):
         AdaRank().decision_function(np.zeros((2, 3)))
+
+
+def test_plain_figure_1_may_choose_a_feature_again_and_the_guarded_one_may_not():
+    """With one feature, Figure 1 (tol=None) picks it every round; the reference guards
+    (tol=0) block it after round 1."""
+    X, y, qid = graded(0)
+    X = X[:, :1]
+    plain = AdaRank(max_rounds=4, tol=None).fit(X, y, qid)
+    assert plain.features_.tolist() == [0, 0, 0, 0]
+    assert AdaRank(max_rounds=4, tol=0.0).fit(X, y, qid).features_.tolist() == [0]

@@ -136,9 +136,9 @@ def test_trec_eval_convention_matches_pytrec_eval(seed, given_docnos):
         ids, vals = M.per_query(
             kind, scores, labels, qid, convention="trec_eval", docnos=docnos_for_metrics, k=k
         )
-        # only queries with a relevant document are listed ...
-        expected_ids = [q for q in dict.fromkeys(qid) if (labels[qid == q] > 0).any()]
-        assert list(ids) == expected_ids
+        # every query is listed, those without a relevant document too (trec_eval counts a
+        # topic whose judgments are all non-relevant) ...
+        assert list(ids) == list(dict.fromkeys(qid)) == sorted(ref, key=list(qid).index)
         # ... and each value equals pytrec_eval's
         for q, v in zip(ids, vals):
             assert v == pytest.approx(ref[q][key], abs=1e-9), (kind, key, q)
@@ -171,15 +171,31 @@ def test_trec_eval_convention_matches_pytrec_eval(seed, given_docnos):
         ) == pytest.approx(mean, abs=1e-9)
 
 
-def test_pytrec_eval_gives_zero_for_query_without_relevant_doc():
-    # What trec_eval itself does with such a query: every measure is 0 for it. svmmap's
-    # per-query values agree; under "trec_eval" the query is only left out of the means.
-    scores, labels = np.array([0.3, 0.2, 0.1]), np.array([0, 0, 0])
-    ref = trec_eval_per_query(scores, labels, ["q"] * 3, ["a", "b", "c"], ["map", "ndcg"])
-    assert ref["q"]["map"] == 0.0 and ref["q"]["ndcg"] == 0.0
-    assert M.average_precision(scores, labels, convention="trec_eval") == 0.0
-    assert math.isnan(M.mean_average_precision(scores, labels, None, "trec_eval"))
-    assert M.mean_average_precision(scores, labels, None, "letor") == 0.0
+def test_topic_judged_all_non_relevant_counts_with_ap_zero_in_both_conventions():
+    """trec_eval / pytrec_eval average over every topic of the qrels, one whose judgments are
+    all non-relevant included (AP 0); the mean over pytrec_eval's topics is svmmap's MAP."""
+    scores = np.array([0.3, 0.2, 0.1, 0.9, 0.8, 0.7, 0.5, 0.4])
+    labels = np.array([0, 0, 0, 0, 2, 1, 0, 1])  # q1: judged, none relevant
+    qid = np.array(["q1"] * 3 + ["q2"] * 3 + ["q3"] * 2)
+    docnos = [f"d{i}" for i in range(8)]
+    measures = ["map", "ndcg", "recip_rank", "P_5"]
+    ref = trec_eval_per_query(scores, labels, qid, docnos, measures)
+    assert sorted(ref) == ["q1", "q2", "q3"] and ref["q1"]["map"] == 0.0
+    for name, function in [("map", M.mean_average_precision), ("recip_rank",
+                           M.mean_reciprocal_rank)]:
+        expected = np.mean([ref[q][name] for q in ref])
+        for convention in M.CONVENTIONS:
+            assert function(scores, labels, qid, convention) == pytest.approx(expected)
+    assert M.ndcg_at_k(scores, labels, qid, None, "trec_eval") == pytest.approx(
+        np.mean([ref[q]["ndcg"] for q in ref]))
+    assert M.precision_at_k(scores, labels, qid, 5, "trec_eval") == pytest.approx(
+        np.mean([ref[q]["P_5"] for q in ref]))
+    assert M.evaluate(scores, labels, qid, "trec_eval")["queries"] == 3
+    # a collection whose only query has no relevant document: MAP 0, not undefined
+    assert M.mean_average_precision(scores[:3], labels[:3], None, "trec_eval") == 0.0
+    # dropping such queries is still available, explicitly
+    ids, _ = M.per_query("ap", scores, labels, qid, convention="trec_eval", skip_empty=True)
+    assert list(ids) == ["q2", "q3"]
 
 
 def test_trec_eval_ties_break_by_docno_descending():
@@ -254,27 +270,26 @@ def test_letor_ties_keep_input_order():
     assert M.ndcg_at_k(scores, labels, k=1) == 0.0
 
 
-def test_letor_query_without_relevant_document_counts_as_zero():
+def test_query_without_relevant_document_counts_as_zero():
     scores = [0.9, 0.8, 0.7, 0.6, 0.5, 3.0, 2.0, 1.0]
     labels = [2, 0, 1, 0, 1, 0, 0, 0]
     qid = ["a"] * 5 + ["b"] * 3
-    # letor: MAP = (34/45 + 0) / 2 = 17/45 = 0.377778 ; trec_eval: 34/45 (query b left out)
-    assert M.mean_average_precision(scores, labels, qid) == pytest.approx(17 / 45)
-    assert M.mean_average_precision(scores, labels, qid, "trec_eval") == pytest.approx(34 / 45)
+    # MAP = (34/45 + 0) / 2 = 17/45 = 0.377778 in both conventions (no ties here)
+    for convention in M.CONVENTIONS:
+        assert M.mean_average_precision(scores, labels, qid, convention) == pytest.approx(17 / 45)
     # NDCG of query b (all labels 0): ideal DCG 0 -> NDCG 0, and it stays in the letor mean:
     # mean NDCG@3 = (0.784061 + 0) / 2 = 0.392030
     assert M.ndcg_at_k(scores, labels, qid, 3) == pytest.approx(0.392030, abs=1e-6)
-    ids, vals = M.per_query("ndcg", scores, labels, qid, k=3)
-    assert list(ids) == ["a", "b"] and vals[1] == 0.0
-    ids, vals = M.per_query("ndcg", scores, labels, qid, k=3, convention="trec_eval")
+    for convention in M.CONVENTIONS:
+        ids, vals = M.per_query("ndcg", scores, labels, qid, k=3, convention=convention)
+        assert list(ids) == ["a", "b"] and vals[1] == 0.0
+    ids, _ = M.per_query("ap", scores, labels, qid, convention="trec_eval", skip_empty=True)
     assert list(ids) == ["a"]
-    ids, _ = M.per_query("ap", scores, labels, qid, convention="trec_eval", skip_empty=False)
-    assert list(ids) == ["a", "b"]
     # MRR letor = (1 + 0) / 2
     assert M.mean_reciprocal_rank(scores, labels, qid) == 0.5
     summary = M.evaluate(scores, labels, qid)
     assert summary["queries"] == 2 and summary["MAP"] == pytest.approx(17 / 45)
-    assert M.evaluate(scores, labels, qid, "trec_eval")["queries"] == 1
+    assert M.evaluate(scores, labels, qid, "trec_eval")["queries"] == 2
 
 
 def test_short_query_precision_and_ndcg():

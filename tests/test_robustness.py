@@ -108,8 +108,12 @@ def test_degenerate_queries_train_and_evaluate_without_numerical_warnings():
                                               convention="trec_eval")
     assert model.n_queries_used_ == 9
     assert model.training_result_.converged
-    # LETOR counts query 102 (no relevant document) as AP 0 among 12; trec_eval leaves it out
-    assert letor == pytest.approx(trec * 11 / 12)
+    # both conventions count query 102 (no relevant document) as AP 0 among 12, and no other
+    # tie changes an AP here (query 103: every order of its tie gives the same AP)
+    assert letor == pytest.approx(trec)
+    ids, values = metrics.per_query("ap", model.decision_function(X), y, qid,
+                                    convention="trec_eval")
+    assert len(ids) == 12 and values[list(ids).index(102)] == 0.0
 
 
 def test_all_features_zero_gives_zero_model():

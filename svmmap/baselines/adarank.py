@@ -14,11 +14,12 @@ Theorem 1 of the paper bounds the training measure:
     phi(t) = sum_q P_t(q) E(q, h_t),
     delta_min^t = min_q [E(q, f_t) - E(q, f_{t-1}) - alpha_t E(q, h_t)],   E(q, f_0) = 0.
 
-Guards (as in the reference implementation): the feature chosen in the previous round cannot
-be chosen again; a round whose f_t does not raise the mean training measure by more than
-``tol`` is rolled back and its feature blocked until a round is accepted; training stops when
-every feature is blocked or after ``max_rounds`` accepted rounds.  ``tol=None`` runs the plain
-algorithm of Figure 1 (every round accepted, T = ``max_rounds``) -- Theorem 1 holds for both,
+Guards (as in the reference implementation, with a number ``tol``): the feature chosen in the
+previous round cannot be chosen again; a round whose f_t does not raise the mean training
+measure by more than ``tol`` is rolled back and its feature blocked until a round is accepted;
+training stops when every feature is blocked or after ``max_rounds`` accepted rounds.
+``tol=None`` runs the plain algorithm of Figure 1: no guard, every round accepted, any feature
+may be chosen in any round, T = ``max_rounds`` -- Theorem 1 holds for both,
 since it holds whatever weak ranker a round picks.  phi(t) is clipped to 1 - 1e-12
 (alpha <= 13.8), so a weak ranker that is perfect on every weighted query cannot divide by
 zero; training also
@@ -49,7 +50,7 @@ class AdaRank(BaselineRanker):
     k : cut-off of NDCG@k (ignored for "map").
     max_rounds : at most this many accepted boosting rounds.
     tol : a round is accepted when it raises the mean training measure by more than tol;
-        None accepts every round (the paper's Figure 1 without the stopping rule).
+        None accepts every round and blocks no feature (the paper's plain Figure 1).
     verbose : 0 silent, 1 a line per round.
 
     Attributes (after fit)
@@ -169,7 +170,7 @@ class AdaRank(BaselineRanker):
                 print(f"AdaRank round {len(features)}: feature {j + 1} alpha {alpha:.4g} "
                       f"train {self.measure} {train_new:.4f}"
                       + (f" valid {entry['valid']:.4f}" if valid is not None else ""))
-            blocked = {j}
+            blocked = {j} if self.tol is not None else set()
             exp_neg = np.exp(-e_new)
             weights = exp_neg / exp_neg.sum()
             if np.all(e_new >= 1.0):

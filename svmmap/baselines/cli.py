@@ -99,8 +99,9 @@ def learn_main(argv=None):
 
 
 def classify_main(argv=None):
-    parser = cli._classify_parser()
-    parser.prog = "svmmap_baseline_classify"
+    parser = cli._classify_parser(prog="svmmap_baseline_classify",
+                                  model_help="model written by svmmap_baseline_learn (or by "
+                                             "svmmap_learn)")
     args = parser.parse_args(argv)
     kind = []
 

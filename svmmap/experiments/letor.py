@@ -155,8 +155,9 @@ def main(argv=None):
                     "per fold and averaged.")
     parser.add_argument("--data", required=True, help="folder with Fold1..Fold5")
     parser.add_argument("--methods", default=None,
-                        help="comma-separated (default: all available except "
-                             f"{', '.join(NOT_BY_DEFAULT)})")
+                        help="comma-separated, from: "
+                             f"{', '.join(registry.CANDIDATES)} (default: all available "
+                             f"except {', '.join(NOT_BY_DEFAULT)})")
     parser.add_argument("--grid", action="append",
                         help="'v1,v2,...' for every C grid, or 'method=v1,v2,...' (repeatable)")
     parser.add_argument("--folds", default=None, help="e.g. 1,2 (default: all)")

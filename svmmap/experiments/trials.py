@@ -254,13 +254,19 @@ def main(argv=None):
     parser.add_argument("--data", required=True, nargs="+",
                         help="data file(s), or a LETOR folder (all queries of Fold1)")
     parser.add_argument("--out", required=True, help="output folder")
-    parser.add_argument("--trials", type=int, default=50)
+    parser.add_argument("--trials", type=int, default=50,
+                        help="number of trials T (default 50, as in the paper): trial t "
+                             "takes a window of train / vali / test queries at offset t*N/T "
+                             "of the shuffled pool of N queries (balanced design, see the "
+                             "module docstring)")
     parser.add_argument("--sizes", default="10,5,35", help="train,vali,test queries per trial")
     parser.add_argument("--seed", type=int, default=0, help="seed of the pool permutation")
     parser.add_argument("--bin", type=int, default=None,
                         help="thresholds per base function of the binned features "
                              "(0: raw features; default 50 when svmmap.features exists)")
-    parser.add_argument("--methods", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--methods", default=None,
+                        help=f"comma-separated, from: {', '.join(registry.CANDIDATES)} "
+                             "(default: all available)")
     parser.add_argument("--grid", action="append",
                         help="'v1,v2,...' for every C grid, or 'method=v1,v2,...' (repeatable)")
     parser.add_argument("--bin-per-query", choices=("percentile", "minmax"), default=None,
