@@ -24,23 +24,32 @@ order (``train.txt.query`` beside ``train.txt`` is used when present, or pass ``
 
 Any deviation raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
 
-Layers: :func:`_read_bytes` (file or stdin, decompression) and :func:`_decode` hand text to the
-parser (:func:`_parse`), which knows nothing about where the text came from.
+Layers: :class:`_Source` (file or stdin, decompression, memory map, byte-order mark) hands bytes
+to the parser (:func:`_parse`), which knows nothing about where they came from.  The parser is
+the extension (``_svmlight_reader``, C++: one counting scan, one parsing pass, numbers converted
+with ``std::from_chars``, so every value is the float64 Python's ``float()`` gives); it stops
+at the first line it rejects and :func:`_line_reason` explains why, so every message is defined
+here.  Text with whitespace beyond ASCII (which ``str.split`` splits on) goes to the Python
+parser of the same rules, :func:`_parse_text`.
 """
 
 import bz2
 import gzip
 import lzma
 import math
+import mmap
 import os
 import re
 import sys
 import zlib
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._svmlight_reader import is_ascii, parse_svmlight
 from .atomic import write_text_atomically
 from .errors import InputFormatError
 
@@ -57,6 +66,9 @@ _INDEX_RE = re.compile(r"[0-9]+")
 # float64 parsing of the index is exact up to MAX_INDEX); anything else is diagnosed in Python.
 _FEATURE = rf"0*[1-9][0-9]{{0,15}}:{_NUMBER}"
 _FEATURES_RE = re.compile(rf"(?:{_FEATURE}(?: {_FEATURE})*)?")
+#: whitespace str.split() splits on beyond ASCII: such text goes to the Python parser
+_UNICODE_SPACE_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 _INDEX_HEAD_BYTES = 1 << 16
@@ -103,6 +115,7 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         Group file for data whose lines carry no ``qid:`` (one query size per line, LightGBM's
         ``.query`` format); only with a single data file. Without it, ``<data file>.query``
         is used when such data has one beside it. Queries are numbered 1, 2, ... in order.
+
     max_abs_value : float, optional
         Refuse, with file and line, a feature value of larger magnitude.  The command-line
         tools pass ``svmmap.options.MAX_ABS_VALUE`` (1e100), which the learners require
@@ -132,32 +145,65 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         n_features = int(n_features)
     if isinstance(path_or_paths, (str, os.PathLike)):
         path_or_paths = [path_or_paths]
-    sources = [source for given in path_or_paths for source in _sources(given)]
-    if not sources:
-        raise InputFormatError("no input files")
-    if group is not None and len(sources) != 1:
-        raise InputFormatError("a group file goes with a single data file", group)
     limits = (n_features, math.inf if max_abs_value is None else float(max_abs_value))
-    parts = [_parse_source(path, text, limits, group) for path, text in sources]
-
-    labels = [v for part in parts for v in part[0]]
-    qids = [q for part in parts for q in part[1]]
-    comments = [c for part in parts for c in part[2]]
-    index, value, counts = (np.concatenate([part[k] for part in parts]) for k in (3, 4, 5))
-
-    rows = len(labels)
-    keep = value != 0
-    row_of = np.repeat(np.arange(rows), counts)
-    indptr = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of[keep], minlength=rows), out=indptr[1:])
+    parts = []
+    with ExitStack() as stack:
+        sources = [source for given in path_or_paths for source in _sources(given, stack)]
+        if not sources:
+            raise InputFormatError("no input files")
+        if group is not None and len(sources) != 1:
+            raise InputFormatError("a group file goes with a single data file", group)
+        for source in sources:  # listed files are opened one at a time
+            with source if isinstance(source, _Source) else _Source(source) as opened:
+                parts.append(_parse_source(opened, limits, group, return_comments))
     if n_features is None:
-        n_features = int(index.max()) if index.size else 0
-    X = sp.csr_matrix(
-        (value[keep], index[keep].astype(np.int64) - 1, indptr), shape=(rows, n_features)
-    )
-    y = np.array(labels, dtype=np.float64)
-    qid = _qid_array(qids)
-    return (X, y, qid, comments) if return_comments else (X, y, qid)
+        n_features = max(part.max_index for part in parts)
+    X = _csr(parts, n_features)
+    y = np.concatenate([part.labels for part in parts])
+    if all(part.qid is not None for part in parts):
+        qid = np.concatenate([part.qid for part in parts])
+    else:
+        qid = np.array([q for part in parts for q in part.qid_text()], dtype=str)
+    if not return_comments:
+        return X, y, qid
+    return X, y, qid, [c for part in parts for c in part.comments]
+
+
+@dataclass
+class _Part:
+    """One data file parsed: labels, CSR arrays of its rows (0-based columns, no zeros), the
+    largest feature index seen (zero values included), query ids as int64 (``qid``, None
+    when some are not integers) and/or their texts, and the comments when asked for."""
+
+    labels: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    max_index: int
+    qid: np.ndarray
+    qid_texts: list
+    comments: list
+
+    def qid_text(self):
+        """The query ids as the file wrote them."""
+        if self.qid_texts is not None:
+            return self.qid_texts
+        return [str(q) for q in self.qid.tolist()]
+
+
+def _csr(parts, n_features):
+    """One CSR matrix of the parts' rows (the single part's arrays are used, not copied)."""
+    if len(parts) == 1:
+        part = parts[0]
+        values, indices, indptr = part.values, part.indices, part.indptr
+    else:
+        dtype = np.result_type(*(part.indptr for part in parts))
+        values = np.concatenate([part.values for part in parts])
+        indices = np.concatenate([part.indices.astype(dtype, copy=False) for part in parts])
+        offsets = np.cumsum([0] + [len(part.values) for part in parts])
+        indptr = np.concatenate([[0]] + [part.indptr[1:].astype(dtype) + offset
+                                         for part, offset in zip(parts, offsets)])
+    return sp.csr_matrix((values, indices, indptr), shape=(len(indptr) - 1, n_features))
 
 
 def dump_svmlight(path, X, y, qid, comments=None):
@@ -212,49 +258,98 @@ def _number(v):
     return text[:-2] if text.endswith(".0") else text
 
 
-def _read_bytes(path):
-    """The contents of ``path`` (``"-"``: standard input), decompressed when they start with
-    the magic bytes of gzip, bzip2 or xz."""
-    if str(path) == STDIN:
-        path, data = STDIN_NAME, sys.stdin.buffer.read()
-    else:
+class _Source:
+    """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
+    they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
+    ``view`` (a memoryview; a plain file is memory-mapped, not copied) and ``path``, the name
+    messages give.  Use it as a context manager (or ``close()``)."""
+
+    def __init__(self, given):
+        self.path = Path(STDIN_NAME if str(given) == STDIN else given)
+        self._mapped = None
+        if str(given) == STDIN:
+            data = sys.stdin.buffer.read()
+        else:
+            data = self._map(self.path)
+        for magic, name, decompress, errors in COMPRESSION:
+            if data[:len(magic)] == magic:
+                try:
+                    data = decompress(data)
+                except errors as err:
+                    self.close()
+                    raise InputFormatError(f"corrupt or truncated {name} data ({err})",
+                                           self.path) from None
+                self.close()
+                break
+        if not len(data):
+            self.close()
+            raise InputFormatError("empty file", self.path)
+        self._whole = memoryview(data)
+        self.view = self._whole[3:] if self._whole[:3] == _BOM else self._whole[:]
+
+    def _map(self, path):
         if os.path.isdir(path):
             raise InputFormatError("is a directory", path)
         if not os.path.exists(path):
             raise InputFormatError("file not found", path)
         try:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as file:
+                try:
+                    self._mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+                except (ValueError, OSError):  # empty, or not a regular file
+                    return file.read()
         except OSError as err:
             raise InputFormatError(f"cannot read: {err.strerror}", path) from None
-    for magic, name, decompress, errors in COMPRESSION:
-        if data.startswith(magic):
-            try:
-                return decompress(data)
-            except errors as err:
-                raise InputFormatError(f"corrupt or truncated {name} data ({err})",
-                                       path) from None
-    return data
+        return self._mapped
+
+    def close(self):
+        for name in ("view", "_whole"):
+            if hasattr(self, name):
+                getattr(self, name).release()
+        if self._mapped is not None:
+            self._mapped.close()
+            self._mapped = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def _read_text(path):
-    """Return the decoded contents of a data, index or group file."""
-    data = _read_bytes(path)
-    if not data:
-        raise InputFormatError("empty file", path)
-    return _decode(data, path)
+    """Return the decoded contents of an index or group file."""
+    with _Source(path) as source:
+        return _decode(source.view, source.path)
 
 
 def _decode(data, path):
-    """UTF-8 text of ``data`` without a leading byte-order mark."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    """UTF-8 text of ``data`` (bytes-like), or the error naming the line of the first byte
+    that is not UTF-8."""
     try:
-        return data.decode("utf-8")
+        return str(data, "utf-8")
     except UnicodeDecodeError as err:
-        line = len(_split_lines(data[:err.start].decode("utf-8")))
+        line = len(_split_lines(str(data[:err.start], "utf-8")))
         raise InputFormatError(
             f"not valid UTF-8 (byte 0x{data[err.start]:02x})", path, line
         ) from None
+
+
+def _first_line(data, step=_INDEX_HEAD_BYTES):
+    """(line number, tokens) of the first line of ``data`` (bytes) that is not blank or a
+    comment, or None; reads a head of the data that doubles until it holds that line whole."""
+    size = step
+    while True:
+        head = str(data[:size], "utf-8", "replace")
+        whole = size >= len(data)
+        n_lines = len(_split_lines(head))
+        for lineno, tokens, _ in _data_lines(head):
+            if whole or lineno < n_lines:  # the head's last line may be cut
+                return lineno, tokens
+            break
+        if whole:
+            return None
+        size *= 2
 
 
 def _data_lines(text):
@@ -266,27 +361,26 @@ def _data_lines(text):
             yield lineno, tokens, comment.strip()
 
 
-def _sources(given):
-    """(path, text) of the data files named by ``given``: itself, or those an index file lists
-    (relative to the index file's directory; for standard input, the working directory)."""
-    text = _read_text(given)
-    path = Path(STDIN_NAME if str(given) == STDIN else given)
-    first = next(_data_lines(text), None)
+def _sources(given, stack):
+    """The data files named by ``given``: itself (an open _Source, registered on ``stack``), or
+    the paths an index file lists (relative to the index file's directory; for standard
+    input, the working directory)."""
+    source = stack.enter_context(_Source(given))
+    first = _first_line(source.view)
     if first is None or not _is_index_line(first[1]):
-        return [(path, text)]
-    if str(given) == STDIN:
-        path = Path(STDIN_NAME)
-        base = Path(".")
-    else:
-        base = path.parent
-    sources = []
+        return [source]
+    path = source.path
+    base = Path(".") if str(given) == STDIN else path.parent
+    text = _decode(source.view, path)
+    source.close()
+    listed_files = []
     for lineno, entry, listed in _index_entries(base, text):
         if os.path.isdir(listed):
             raise InputFormatError(f"listed file {entry!r} is a directory", path, lineno)
         if not os.path.exists(listed):
             raise InputFormatError(f"listed file {entry!r} not found", path, lineno)
-        sources.append((listed, _read_text(listed)))
-    return sources
+        listed_files.append(listed)
+    return listed_files
 
 
 def _index_entries(base, text):
@@ -337,17 +431,18 @@ def _is_index_line(tokens):
     return False
 
 
-def _parse_source(path, text, limits, group):
-    """Parse one data file; without ``qid:`` on its lines, number its queries from the group
-    file (``group``, or ``<path>.query`` when it exists)."""
-    first = next(_data_lines(text), None)
+def _parse_source(source, limits, group, return_comments):
+    """Parse one data file into a _Part; without ``qid:`` on its lines, number its queries
+    from the group file (``group``, or ``<path>.query`` when it exists)."""
+    path = source.path
+    first = _first_line(source.view)
     has_qid = first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
     if group is None and not has_qid and str(path) != STDIN_NAME:
         beside = Path(f"{path}{GROUP_SUFFIX}")
         group = beside if beside.is_file() else None
     if group is None:
         try:
-            return _parse(path, text, limits)
+            return _parse(path, source.view, limits, return_comments)
         except InputFormatError as err:
             if has_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
@@ -357,8 +452,9 @@ def _parse_source(path, text, limits, group):
     if has_qid:
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
-    labels, qids, *rest = _parse(path, text, limits, with_qid=False)
-    return (labels, _group_qids(group, len(labels), path), *rest)
+    part = _parse(path, source.view, limits, return_comments, with_qid=False)
+    part.qid, part.qid_texts = _group_qids(group, len(part.labels), path), None
+    return part
 
 
 def _group_qids(group, n_documents, data_path):
@@ -372,16 +468,52 @@ def _group_qids(group, n_documents, data_path):
     if sum(sizes) != n_documents:
         raise InputFormatError(f"the query sizes add up to {sum(sizes)} documents but "
                                f"{data_path} has {n_documents}", group)
-    return [str(q) for q, size in enumerate(sizes, 1) for _ in range(size)]
+    return np.repeat(np.arange(1, len(sizes) + 1, dtype=np.int64), sizes)
 
 
-def _parse(path, text, limits, with_qid=True):
-    """Parse one data file (``with_qid=False``: lines are ``<label> <index>:<value> ...``).
+def _parse(path, data, limits, return_comments, with_qid=True):
+    """Parse one data file's bytes into a _Part (``with_qid=False``: lines are ``<label>
+    <index>:<value> ...``, and the _Part has no query ids), in the extension unless the text
+    has whitespace beyond ASCII (then :func:`_parse_text`)."""
+    if not is_ascii(data):
+        text = _decode(data, path)
+        if _UNICODE_SPACE_RE.search(text):
+            return _parse_text(path, text, limits, with_qid)
+    n_features, max_abs_value = limits
+    parsed = parse_svmlight(data, MAX_INDEX if n_features is None else n_features,
+                            max_abs_value, with_qid)
+    if parsed["error_line"]:
+        line = str(data[parsed["error_start"]:parsed["error_end"]], "utf-8")
+        raise InputFormatError(_line_reason(line, limits, with_qid), path,
+                               parsed["error_line"])
+    if not len(parsed["labels"]):
+        raise InputFormatError("no data lines", path)
 
-    Returns lists of labels, qid strings (empty without qids) and comments, then the float64
-    arrays of all feature indices and values in file order and the int64 array of feature
-    counts per line.
-    """
+    def texts(starts, lengths):
+        return [str(data[a:a + n], "utf-8") for a, n in zip(starts.tolist(), lengths.tolist())]
+
+    int_qids = with_qid and parsed["qids_are_int"]
+    return _Part(
+        labels=parsed["labels"], indptr=parsed["indptr"], indices=parsed["indices"],
+        values=parsed["values"], max_index=parsed["max_index"],
+        qid=parsed["qid_int"] if int_qids else None,
+        qid_texts=None if not with_qid or (int_qids and parsed["qids_canonical"]) else
+        texts(parsed["qid_start"], parsed["qid_length"]),
+        comments=texts(parsed["comment_start"], parsed["comment_length"])
+        if return_comments else None)
+
+
+def _line_reason(line, limits, with_qid):
+    """Why the line ``line`` (its text) is malformed."""
+    tokens = line.partition("#")[0].split()
+    features = tokens[2 if with_qid else 1:]
+    return (_line_error(tokens, " ".join(features), limits, with_qid)
+            or _feature_error(features, limits) or "malformed line")
+
+
+def _parse_text(path, text, limits, with_qid=True):
+    """Parse one data file's decoded text in Python (the same rules as the extension) into a
+    _Part; used for text with whitespace beyond ASCII."""
     labels, qids, feats, linenos, comments = [], [], [], [], []
     first_feature = 2 if with_qid else 1
     for lineno, tokens, comment in _data_lines(text):
@@ -398,7 +530,17 @@ def _parse(path, text, limits, with_qid=True):
         comments.append(comment)
     if not labels:
         raise InputFormatError("no data lines", path)
-    return (labels, qids, comments, *_features(path, feats, linenos, limits))
+    index, value, counts = _features(path, feats, linenos, limits)
+    keep = value != 0
+    indptr = np.zeros(len(labels) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(np.repeat(np.arange(len(labels)), counts)[keep],
+                          minlength=len(labels)), out=indptr[1:])
+    qid = _qid_array(qids) if with_qid else None
+    return _Part(labels=np.array(labels, dtype=np.float64), indptr=indptr,
+                 indices=index[keep].astype(np.int64) - 1, values=value[keep],
+                 max_index=int(index.max()) if index.size else 0,
+                 qid=qid if qid is not None and qid.dtype == np.int64 else None,
+                 qid_texts=qids if with_qid else None, comments=comments)
 
 
 def _line_error(tokens, joined, limits, with_qid=True):

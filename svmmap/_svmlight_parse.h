@@ -1,0 +1,226 @@
+// SVMlight / LETOR text parser behind svmmap._svmlight_reader (format: svmmap/io.py).
+//
+// It accepts exactly the lines the rules of svmmap.io accept, for text whose whitespace is
+// ASCII (the caller sends text with other Unicode whitespace to the Python parser): lines end
+// in "\n", "\r\n" or "\r", '#' starts a comment, tokens are separated by " \t\r\v\f\x1c\x1d\x1e\x1f" (the ASCII
+// characters str.split() splits on), a byte >= 0x80 is part of a token.  Numbers follow
+//     [+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?
+// and are converted with std::from_chars (correctly rounded: the value Python's float() gives;
+// strtod, also correctly rounded in glibc, where from_chars reports a range error).  It stops
+// at the first line it rejects and reports its number and byte range: the Python layer
+// explains the reason, so every message is defined once (svmmap/io.py).
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace svmlight {
+
+inline bool is_space(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||
+           (c >= 0x1c && c <= 0x1f);
+}
+
+inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// Does [s, e) match the number grammar above?
+inline bool is_number(const char* s, const char* e) {
+    if (s < e && (*s == '+' || *s == '-')) ++s;
+    const char* digits = s;
+    while (s < e && is_digit(*s)) ++s;
+    bool mantissa = s > digits;
+    if (s < e && *s == '.') {
+        ++s;
+        const char* fraction = s;
+        while (s < e && is_digit(*s)) ++s;
+        mantissa = mantissa || s > fraction;
+    }
+    if (!mantissa) return false;
+    if (s < e && (*s == 'e' || *s == 'E')) {
+        ++s;
+        if (s < e && (*s == '+' || *s == '-')) ++s;
+        const char* exponent = s;
+        while (s < e && is_digit(*s)) ++s;
+        if (s == exponent) return false;
+    }
+    return s == e;
+}
+
+// The float64 nearest to the number [s, e) (grammar already checked); false if it is not finite.
+inline bool to_double(const char* s, const char* e, double* out) {
+    const char* t = (*s == '+') ? s + 1 : s;
+    auto [ptr, ec] = std::from_chars(t, e, *out, std::chars_format::general);
+    if (ec == std::errc::result_out_of_range) {  // overflow or underflow: let strtod say which
+        std::string copy(s, e);
+        *out = std::strtod(copy.c_str(), nullptr);
+    } else if (ec != std::errc() || ptr != e) {
+        return false;
+    }
+    return std::isfinite(*out);
+}
+
+// qid text as an int64 when it is [+-]?[0-9]+ and fits (as Python's int() would read it);
+// *canonical: the text is what str() of that integer gives (no '+', leading zero or "-0").
+inline bool to_int64(const char* s, const char* e, int64_t* out, bool* canonical) {
+    bool negative = false;
+    *canonical = !(s < e && *s == '+');
+    if (s < e && (*s == '+' || *s == '-')) negative = (*s++ == '-');
+    if (s == e) return false;
+    if (*s == '0' && (e - s > 1 || negative)) *canonical = false;
+    uint64_t value = 0;
+    const uint64_t limit = negative ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
+    for (; s < e; ++s) {
+        if (!is_digit(*s)) return false;
+        unsigned d = unsigned(*s - '0');
+        if (value > (limit - d) / 10) return false;
+        value = value * 10 + d;
+    }
+    *out = negative ? int64_t(0 - value) : int64_t(value);
+    return true;
+}
+
+struct Counts {
+    int64_t newlines = 0;
+    int64_t colons = 0;
+    bool ascii = true;
+};
+
+// One scan: upper bounds on the lines (every '\n' and '\r') and on the feature tokens (every
+// token holds a ':').
+inline Counts count(const char* s, int64_t n) {
+    Counts c;
+    unsigned char high = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        unsigned char b = (unsigned char)s[i];
+        c.newlines += (b == '\n') + (b == '\r');
+        c.colons += (b == ':');
+        high |= b;
+    }
+    c.ascii = !(high & 0x80);
+    return c;
+}
+
+// Per-line results; the feature arrays are the caller's (sized by count()).
+struct Lines {
+    std::vector<double> labels;
+    std::vector<int64_t> qid_int;
+    std::vector<int64_t> qid_start, qid_length;      // bytes of the qid text
+    std::vector<int64_t> comment_start, comment_length;
+    bool qids_are_int = true;
+    bool qids_canonical = true;
+    // the first rejected line (0: none), its byte range
+    int64_t error_line = 0, error_start = 0, error_end = 0;
+    // set when an index does not fit the caller's index type: parse again with int64
+    bool index_overflow = false;
+    int64_t nnz = 0;
+    uint64_t max_index = 0;
+};
+
+// Parse text[0:n].  indptr has room for count().newlines + 2 entries, indices / values for
+// count().colons; limit is the largest feature index accepted, max_abs the largest magnitude of
+// a feature value.  Zero values are not stored.
+// with_qid false: lines are "<label> <index>:<value> ..." (queries come from a group file).
+template <typename Index>
+void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool with_qid,
+           Index* indptr, Index* indices, double* values, Lines* out) {
+    const char* p = text;
+    const char* end = text + n;
+    const uint64_t index_max = uint64_t(std::numeric_limits<Index>::max());
+    int64_t lineno = 0, nnz = 0;
+    uint64_t max_index = 0;
+    indptr[0] = 0;
+    while (p < end) {
+        const char* newline = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+        if (newline == nullptr) newline = end;
+        // a line ends at the first '\r' or '\n'; "\r\n" is one line end
+        const char* line_end = static_cast<const char*>(std::memchr(p, '\r', size_t(newline - p)));
+        if (line_end == nullptr) line_end = newline;
+        ++lineno;
+        const char* line = p;
+        p = line_end + 1;
+        if (line_end < end && *line_end == '\r' && p < end && *p == '\n') ++p;
+        const char* hash = static_cast<const char*>(std::memchr(line, '#', size_t(line_end - line)));
+        const char* body_end = hash ? hash : line_end;
+        const char* s = line;
+        while (s < body_end && is_space(*s)) ++s;
+        if (s == body_end) continue;  // blank or comment only
+        auto reject = [&]() {
+            out->error_line = lineno;
+            out->error_start = line - text;
+            out->error_end = line_end - text;
+        };
+        // label
+        const char* t = s;
+        while (t < body_end && !is_space(*t)) ++t;
+        double label;
+        if (!is_number(s, t) || !to_double(s, t, &label)) return reject();
+        // qid:<id>
+        int64_t qid = 0;
+        if (with_qid) {
+            s = t;
+            while (s < body_end && is_space(*s)) ++s;
+            t = s;
+            while (t < body_end && !is_space(*t)) ++t;
+            if (t - s < 5 || std::memcmp(s, "qid:", 4) != 0 ||
+                std::memchr(s + 4, ':', size_t(t - s - 4)) != nullptr)
+                return reject();
+            bool canonical = true;
+            if (out->qids_are_int && !to_int64(s + 4, t, &qid, &canonical))
+                out->qids_are_int = false;
+            if (!canonical) out->qids_canonical = false;
+            out->qid_start.push_back(s + 4 - text);
+            out->qid_length.push_back(t - s - 4);
+        }
+        // index:value tokens, indices 0*[1-9][0-9]{0,15} strictly increasing and <= limit
+        uint64_t previous = 0;
+        for (;;) {
+            s = t;
+            while (s < body_end && is_space(*s)) ++s;
+            if (s == body_end) break;
+            t = s;
+            while (t < body_end && !is_space(*t)) ++t;
+            const char* d = s;
+            while (d < t && *d == '0') ++d;
+            const char* digits = d;
+            uint64_t index = 0;
+            while (d < t && is_digit(*d)) index = index * 10 + unsigned(*d++ - '0');
+            if (d == digits || d - digits > 16 || d == t || *d != ':') return reject();
+            if (index > limit || index <= previous) return reject();
+            double value;
+            if (!is_number(d + 1, t) || !to_double(d + 1, t, &value)) return reject();
+            if (std::fabs(value) > max_abs) return reject();
+            previous = index;
+            if (index > max_index) max_index = index;
+            if (value != 0.0) {
+                if (index - 1 > index_max) {
+                    out->index_overflow = true;
+                    return;
+                }
+                indices[nnz] = Index(index - 1);
+                values[nnz] = value;
+                ++nnz;
+            }
+        }
+        out->labels.push_back(label);
+        if (with_qid) out->qid_int.push_back(qid);
+        indptr[out->labels.size()] = Index(nnz);
+        // the comment, stripped of surrounding whitespace
+        const char* c = hash ? hash + 1 : line_end;
+        const char* ce = line_end;
+        while (c < ce && is_space(*c)) ++c;
+        while (ce > c && is_space(ce[-1])) --ce;
+        out->comment_start.push_back(c - text);
+        out->comment_length.push_back(ce - c);
+    }
+    out->nnz = nnz;
+    out->max_index = max_index;
+}
+
+}  // namespace svmlight

@@ -1,0 +1,149 @@
+# cython: language_level=3
+# distutils: language = c++
+"""The SVMlight / LETOR parser of svmmap.io in C++ (_svmlight_parse.h), one pass over the
+bytes after a counting scan, without the GIL.
+
+Memory: the feature arrays are allocated once at the counting scan's upper bound (one entry
+per ':' in the text) and shrunk in place to the stored entries; indices and the row pointer
+are int32 unless the data needs int64 (then the text is parsed again with int64 arrays)."""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.string cimport memcpy
+from libcpp cimport bool as cbool
+from libcpp.vector cimport vector
+
+cnp.import_array()
+
+cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
+    cdef cppclass Counts:
+        int64_t newlines
+        int64_t colons
+        cbool ascii
+
+    cdef cppclass Lines:
+        vector[double] labels
+        vector[int64_t] qid_int
+        vector[int64_t] qid_start
+        vector[int64_t] qid_length
+        vector[int64_t] comment_start
+        vector[int64_t] comment_length
+        cbool qids_are_int
+        cbool qids_canonical
+        int64_t error_line
+        int64_t error_start
+        int64_t error_end
+        cbool index_overflow
+        int64_t nnz
+        uint64_t max_index
+
+    Counts count(const char* text, int64_t n)
+    void parse[Index](const char* text, int64_t n, uint64_t limit, double max_abs,
+                      cbool with_qid,
+                      Index* indptr, Index* indices, double* values, Lines* out)
+
+INT32_MAX = 2**31 - 1
+
+
+cdef object _array(vector[int64_t]& v):
+    result = np.empty(v.size(), dtype=np.int64)
+    cdef int64_t[::1] view = result
+    if v.size():
+        memcpy(&view[0], v.data(), v.size() * sizeof(int64_t))
+    return result
+
+
+cdef object _doubles(vector[double]& v):
+    result = np.empty(v.size(), dtype=np.float64)
+    cdef double[::1] view = result
+    if v.size():
+        memcpy(&view[0], v.data(), v.size() * sizeof(double))
+    return result
+
+
+cdef void _parse64(const char* data, int64_t n, uint64_t limit, double max_abs, bint with_qid,
+                   int64_t[::1] indptr, int64_t[::1] indices, double[::1] values, Lines* lines):
+    with nogil:
+        parse[int64_t](data, n, limit, max_abs, with_qid, &indptr[0],
+                       &indices[0] if indices.shape[0] else <int64_t*>NULL,
+                       &values[0] if values.shape[0] else <double*>NULL, lines)
+
+
+cdef void _parse32(const char* data, int64_t n, uint64_t limit, double max_abs, bint with_qid,
+                   int32_t[::1] indptr, int32_t[::1] indices, double[::1] values, Lines* lines):
+    with nogil:
+        parse[int32_t](data, n, limit, max_abs, with_qid, &indptr[0],
+                       &indices[0] if indices.shape[0] else <int32_t*>NULL,
+                       &values[0] if values.shape[0] else <double*>NULL, lines)
+
+
+def is_ascii(const unsigned char[::1] text):
+    """Whether every byte of ``text`` is below 0x80."""
+    cdef int64_t n = text.shape[0]
+    if n == 0:
+        return True
+    cdef Counts counts
+    with nogil:
+        counts = count(<const char*>&text[0], n)
+    return bool(counts.ascii)
+
+
+def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs,
+                   bint with_qid=True, bint wide=False):
+    """Parse SVMlight text (bytes-like; whitespace ASCII, see _svmlight_parse.h).
+
+    ``limit`` is the largest feature index accepted, ``max_abs`` the largest magnitude of a
+    feature value (``inf``: any finite value); ``with_qid`` false: the lines carry no
+    ``qid:`` token (the qid arrays are then empty).  Returns a dict: ``labels`` (float64),
+    ``qid_int`` (int64, meaningful when ``qids_are_int``; ``qids_canonical``: and
+    each qid text is ``str()`` of its integer), ``qid_start`` / ``qid_length`` and
+    ``comment_start`` / ``comment_length`` (byte ranges in ``text``, one per data line),
+    ``indptr``, ``indices`` (0-based column), ``values`` (non-zero values) of the CSR rows,
+    ``max_index`` (largest index seen, zero values included), and ``error_line`` (0 when every
+    line was accepted, else the 1-based number of the first rejected line) with its byte
+    range ``error_start`` / ``error_end``.
+    """
+    cdef int64_t n = text.shape[0]
+    cdef const char* data = <const char*>&text[0] if n else <const char*>NULL
+    cdef Counts counts
+    if n:
+        with nogil:
+            counts = count(data, n)
+    else:
+        counts.newlines = 0
+        counts.colons = 0
+    wide = wide or counts.colons > INT32_MAX or counts.newlines + 1 > INT32_MAX
+    dtype = np.int64 if wide else np.int32
+    indptr = np.empty(counts.newlines + 2, dtype=dtype)
+    indices = np.empty(counts.colons, dtype=dtype)
+    values = np.empty(counts.colons, dtype=np.float64)
+    cdef Lines lines
+    if wide:
+        _parse64(data, n, limit, max_abs, with_qid, indptr, indices, values, &lines)
+    else:
+        _parse32(data, n, limit, max_abs, with_qid, indptr, indices, values, &lines)
+        if lines.index_overflow:
+            return parse_svmlight(text, limit, max_abs, with_qid, wide=True)
+    rows = lines.labels.size()
+    indptr.resize(rows + 1, refcheck=False)
+    indices.resize(lines.nnz, refcheck=False)
+    values.resize(lines.nnz, refcheck=False)
+    return {
+        "labels": _doubles(lines.labels),
+        "qid_int": _array(lines.qid_int),
+        "qids_are_int": bool(lines.qids_are_int),
+        "qids_canonical": bool(lines.qids_canonical),
+        "qid_start": _array(lines.qid_start),
+        "qid_length": _array(lines.qid_length),
+        "comment_start": _array(lines.comment_start),
+        "comment_length": _array(lines.comment_length),
+        "indptr": indptr,
+        "indices": indices,
+        "values": values,
+        "max_index": int(lines.max_index),
+        "error_line": int(lines.error_line),
+        "error_start": int(lines.error_start),
+        "error_end": int(lines.error_end),
+    }
