@@ -1,21 +1,37 @@
-"""A query collection: features, labels and query offsets, grouped once and shared by every
-learner, plugin and metric (nothing downstream re-groups documents)."""
+"""A query collection: documents grouped by query once, validated once, and shared by every
+estimator, feature map, learner, plugin, kernel, baseline and metric (nothing downstream
+re-groups or re-checks documents).
 
-from dataclasses import dataclass
+A collection of ``m`` documents with a query id each is put in *grouped order*: a stable
+permutation ``rows`` makes the documents of every query contiguous (file order is kept inside
+a query), and offsets ``ptr`` say that the documents of query ``g`` are grouped positions
+``ptr[g]:ptr[g + 1]``, i.e. the input rows ``rows[ptr[g]:ptr[g + 1]]``.  Queries are numbered
+in order of first appearance.  ``QueryCollection.from_qid(qid)`` is the grouping alone (no
+features or labels), which is what the metrics and the per-query feature transforms need.
+
+What the kernels read is held in their form, made once: X as a C-contiguous float64 ndarray
+or the arrays of a CSR matrix with float64 data and sorted intp indices (``kernel_X``; scipy
+itself keeps int32 indices when they fit), the relevance flags as uint8, ``ptr`` as intp and
+the query of every document.
+"""
+
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._kernel_inputs import csr_for_kernels
 from .errors import InputFormatError
 from .options import MAX_ABS_VALUE
-from .queries import QueryGroups
 
 
 def check_features(X):
-    """Return X as float64 CSR (if sparse) or a C-contiguous float64 2-d ndarray, all finite
-    and at most MAX_ABS_VALUE in magnitude."""
+    """Return X as float64 CSR with sorted indices (if sparse) or a C-contiguous float64 2-d
+    ndarray, all finite and at most MAX_ABS_VALUE in magnitude."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
+        X.sort_indices()
         values = X.data
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -46,64 +62,139 @@ def check_labels(y, n_rows):
     return y
 
 
+def query_index(ptr):
+    """The query number of every grouped document: g repeated ptr[g + 1] - ptr[g] times."""
+    sizes = np.diff(ptr)
+    return np.repeat(np.arange(len(sizes), dtype=np.intp), sizes)
+
+
 @dataclass(frozen=True)
 class QueryCollection:
-    """Documents in grouped order: the documents of query g are rows ptr[g]:ptr[g + 1].
+    """Documents in grouped order (module docstring): query g is rows ptr[g]:ptr[g + 1].
 
-    ``rows`` maps each grouped document back to its row in the arrays the collection was
-    made from; relevant means label > 0.
+    Attributes
+    ----------
+    X : the features in grouped order (see ``check_features``), or None for a grouping alone.
+    labels : float64 (m,) in grouped order, or None for a grouping alone; relevant: label > 0.
+    ptr : intp (n_queries + 1,) query offsets.
+    query_ids : the id of every query, in order of first appearance.
+    rows : intp (m,), ``rows[k]`` is the input row of the k-th grouped document.
     """
 
     X: object
-    labels: np.ndarray
+    labels: object
     ptr: np.ndarray
     query_ids: np.ndarray
     rows: np.ndarray
 
     @classmethod
+    def from_qid(cls, qid):
+        """The grouping of the rows of a query-id array (ints or strings; need not be
+        contiguous): a collection without features or labels."""
+        qid = np.asarray(qid)
+        if qid.ndim != 1:
+            raise InputFormatError(f"qid must be one-dimensional, got shape {qid.shape}")
+        if qid.size == 0:
+            raise InputFormatError("no documents: qid is empty")
+        if qid.dtype.kind == "f" and not np.all(np.isfinite(qid)):
+            raise InputFormatError("qid contains NaN or infinite values")
+        uniq, first_row, inverse = np.unique(qid, return_index=True, return_inverse=True)
+        rank_of_unique = np.empty(len(uniq), dtype=np.intp)
+        rank_of_unique[np.argsort(first_row, kind="stable")] = np.arange(len(uniq))
+        group = rank_of_unique[inverse.ravel()]
+        rows = np.argsort(group, kind="stable").astype(np.intp)
+        ptr = np.zeros(len(uniq) + 1, dtype=np.intp)
+        np.cumsum(np.bincount(group, minlength=len(uniq)), out=ptr[1:])
+        return cls(X=None, labels=None, ptr=ptr, query_ids=qid[np.sort(first_row)], rows=rows)
+
+    @classmethod
     def from_arrays(cls, X, y, qid):
+        """Check X (see ``check_features``), y and qid once and group the documents."""
         X = check_features(X)
         y = check_labels(y, X.shape[0])
         qid = np.asarray(qid).ravel()
         if len(qid) != X.shape[0]:
             raise InputFormatError(f"X has {X.shape[0]} rows but qid has {len(qid)} entries")
-        groups = QueryGroups.from_qid(qid)
-        order = groups.order
-        if not groups.is_contiguous:
-            X = X[order]
-            y = y[order]
-        return cls(X=X, labels=y, ptr=groups.ptr, query_ids=groups.ids, rows=order)
+        grouping = cls.from_qid(qid)
+        if not grouping.is_contiguous:
+            X = X[grouping.rows]
+            y = y[grouping.rows]
+        return replace(grouping, X=X, labels=y)
+
+    def with_features(self, X):
+        """The same documents with other features (rows in this collection's grouped order,
+        already in ``check_features`` form: a transform's output is not checked again)."""
+        if X.shape[0] != len(self.rows):
+            raise ValueError(f"{X.shape[0]} feature rows for {len(self.rows)} documents")
+        return replace(self, X=X)
+
+    def grouping(self):
+        """The grouping of this collection's own (grouped) rows: ptr and query ids, rows the
+        identity, no features or labels."""
+        return QueryCollection(X=None, labels=None, ptr=self.ptr, query_ids=self.query_ids,
+                               rows=np.arange(self.n_documents, dtype=np.intp))
+
+    # -- shape ----------------------------------------------------------------------------
 
     @property
     def n_queries(self):
         return len(self.ptr) - 1
 
     @property
+    def n_documents(self):
+        return len(self.rows)
+
+    @property
     def n_features(self):
         return self.X.shape[1]
 
-    @property
+    @cached_property
+    def sizes(self):
+        """Number of documents of each query."""
+        return np.diff(self.ptr)
+
+    @cached_property
+    def is_contiguous(self):
+        """True when the input rows were already grouped (rows is the identity)."""
+        return bool(np.all(self.rows == np.arange(len(self.rows))))
+
+    # -- what the kernels read, made once -------------------------------------------------
+
+    @cached_property
+    def query_of_doc(self):
+        """intp (m,): the query number of every grouped document."""
+        return query_index(self.ptr)
+
+    @cached_property
     def relevant(self):
+        """uint8 (m,): 1 for a relevant document (label > 0)."""
         return (self.labels > 0).astype(np.uint8)
+
+    @cached_property
+    def kernel_X(self):
+        """X as the fused kernels read it: the ndarray itself, or the CSRArrays of a sparse X
+        (intp indices: converted here, once per collection)."""
+        return csr_for_kernels(self.X) if sp.issparse(self.X) else self.X
 
     def relevant_counts(self):
         """(|P|, |N|) of every query."""
-        sizes = np.diff(self.ptr)
-        query_of_doc = np.repeat(np.arange(self.n_queries), sizes)
-        n_rel = np.bincount(query_of_doc, weights=self.labels > 0,
+        n_rel = np.bincount(self.query_of_doc, weights=self.relevant,
                             minlength=self.n_queries).astype(np.int64)
-        return n_rel, sizes - n_rel
+        return n_rel, self.sizes - n_rel
+
+    # -- sub-collections ------------------------------------------------------------------
 
     def subset(self, queries):
         """The collection restricted to the given query numbers (kept in their order)."""
-        queries = np.asarray(queries, dtype=np.int64)
+        queries = np.asarray(queries, dtype=np.intp)
         starts, stops = self.ptr[queries], self.ptr[queries + 1]
         sizes = stops - starts
-        ptr = np.zeros(len(queries) + 1, dtype=np.int64)
+        ptr = np.zeros(len(queries) + 1, dtype=np.intp)
         np.cumsum(sizes, out=ptr[1:])
         docs = np.repeat(starts - ptr[:-1], sizes) + np.arange(ptr[-1])
-        return QueryCollection(X=self.X[docs], labels=self.labels[docs], ptr=ptr,
-                               query_ids=self.query_ids[queries], rows=self.rows[docs])
+        return QueryCollection(X=None if self.X is None else self.X[docs],
+                               labels=None if self.labels is None else self.labels[docs],
+                               ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
 
     def trainable(self):
         """Split off the queries that carry constraints (at least one relevant and one

@@ -134,11 +134,12 @@ class SVMMap(ParamsMixin):
     def fit(self, X, y, qid):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self."""
         self._check_params()
+        collection = QueryCollection.from_arrays(X, y, qid)  # the one check and grouping
+        n_features_in = collection.n_features
         features = None
         if self.features is not None:
             features = BinnedFeatureMap(**self.features.get_params())
-            X = features.fit_transform(X, qid)
-        collection = QueryCollection.from_arrays(X, y, qid)
+            collection = features.fit_transform_collection(collection)
         if collection.n_features > MAX_FEATURES:
             raise InputFormatError(
                 f"X has {collection.n_features} features (highest feature index): more than "
@@ -169,8 +170,7 @@ class SVMMap(ParamsMixin):
             raise InputFormatError(str(exc)) from None
         self.coef_, self.intercept_ = plugin.scoring_function(result.w)
         self.features_ = features
-        self.n_features_in_ = (collection.n_features if features is None
-                               else features.n_input_features_)
+        self.n_features_in_ = n_features_in
         self.training_result_ = result
         self.n_queries_used_ = trainable.n_queries
         self.n_queries_without_relevant_ = n_without_relevant

@@ -23,9 +23,8 @@ after a per-query transform, the n evenly spaced values 0, 1/n, ..., (n-1)/n of 
 import numpy as np
 import scipy.sparse as sp
 
-from .collection import check_features
+from .collection import QueryCollection, check_features, query_index
 from .errors import InputFormatError
-from .queries import QueryGroups
 
 PER_QUERY = (None, "percentile", "minmax")
 
@@ -75,9 +74,46 @@ class BinnedFeatureMap:
         """Choose the thresholds on training data; return self."""
         self._check_params()
         X = check_features(X)
+        return self._fit(X, self._grouping(X, qid))
+
+    def transform(self, X, qid=None):
+        """The indicator features of X (scipy CSR, float64, one row per row of X)."""
+        self._check_fitted()
+        X = check_features(X)
+        if X.shape[1] != self.n_input_features_:
+            raise InputFormatError(f"X has {X.shape[1]} features but the feature map was "
+                                   f"fitted on {self.n_input_features_}")
+        return self._transform(X, self._grouping(X, qid))
+
+    def fit_transform(self, X, qid=None):
+        return self.fit(X, qid).transform(X, qid)
+
+    def fit_transform_collection(self, collection):
+        """Fit on a QueryCollection and return it with the indicator features in place of
+        its X: the collection's checks and grouping are used as they are (nothing is
+        checked or grouped again)."""
+        self._check_params()
+        grouped = collection.grouping() if self.per_query is not None else None
+        self._fit(collection.X, grouped)
+        return collection.with_features(self._transform(collection.X, grouped))
+
+    def _grouping(self, X, qid):
+        """The grouping of X's rows a per-query transform needs (None without per_query)."""
+        if self.per_query is None:
+            return None
+        if qid is None:
+            raise InputFormatError(f"per_query={self.per_query!r} works within queries: "
+                                   "qid is required")
+        grouping = QueryCollection.from_qid(np.asarray(qid).ravel())
+        if grouping.n_documents != X.shape[0]:
+            raise InputFormatError(f"X has {X.shape[0]} rows but qid has "
+                                   f"{grouping.n_documents}")
+        return grouping
+
+    def _fit(self, X, grouping):
         columns = np.arange(X.shape[1]) if self.columns is None else _check_columns(
             self.columns, X.shape[1])
-        scores = self._base_scores(X, qid, columns)
+        scores = self._base_scores(X, grouping, columns)
         n = self.n_thresholds
         if self.per_query is None:
             levels = np.arange(n) / n
@@ -93,37 +129,24 @@ class BinnedFeatureMap:
         self.n_output_features_ = int(sum(len(k) for k in thresholds))
         return self
 
-    def transform(self, X, qid=None):
-        """The indicator features of X (scipy CSR, float64, one row per row of X)."""
-        self._check_fitted()
-        X = check_features(X)
-        if X.shape[1] != self.n_input_features_:
-            raise InputFormatError(f"X has {X.shape[1]} features but the feature map was "
-                                   f"fitted on {self.n_input_features_}")
-        scores = self._base_scores(X, qid, self.columns_)
+    def _transform(self, X, grouping):
+        scores = self._base_scores(X, grouping, self.columns_)
         counts = np.empty(scores.shape, dtype=np.int64)  # thresholds below each score
         for c, (thresholds, values) in enumerate(zip(self.thresholds_, scores.T)):
             counts[:, c] = np.searchsorted(thresholds, values, side="left")
         return _runs_to_csr(counts, [len(k) for k in self.thresholds_], self.n_output_features_)
 
-    def fit_transform(self, X, qid=None):
-        return self.fit(X, qid).transform(X, qid)
-
-    def _base_scores(self, X, qid, columns):
-        """Dense (m, len(columns)) base-function scores, transformed within queries."""
+    def _base_scores(self, X, grouping, columns):
+        """Dense (m, len(columns)) base-function scores, transformed within the queries of
+        ``grouping`` (a QueryCollection grouping of X's rows)."""
         scores = X[:, columns]
         scores = scores.toarray() if sp.issparse(scores) else np.array(scores)
         if self.per_query is None:
             return scores
-        if qid is None:
-            raise InputFormatError(f"per_query={self.per_query!r} works within queries: "
-                                   "qid is required")
-        groups = QueryGroups.from_qid(qid)
-        if len(groups.order) != X.shape[0]:
-            raise InputFormatError(f"X has {X.shape[0]} rows but qid has {len(groups.order)}")
         within = _percentiles if self.per_query == "percentile" else _min_max
-        grouped = within(scores[groups.order], groups.ptr)
-        scores[groups.order] = grouped
+        if grouping.is_contiguous:
+            return within(scores, grouping.ptr)
+        scores[grouping.rows] = within(scores[grouping.rows], grouping.ptr)
         return scores
 
     # -- persistence ---------------------------------------------------------------------------
@@ -193,7 +216,7 @@ def _check_columns(columns, n_features):
 def _percentiles(scores, ptr):
     """(r - 1) / (m_q - 1) per column, r the average ascending rank within the query."""
     sizes = np.diff(ptr)
-    group = np.repeat(np.arange(len(sizes)), sizes)
+    group = query_index(ptr)
     start = np.repeat(ptr[:-1], sizes)
     denominator = np.maximum(np.repeat(sizes, sizes) - 1, 1)
     out = np.empty_like(scores)

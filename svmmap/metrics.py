@@ -2,8 +2,11 @@
 
 All collection-level functions take per-document arrays ``scores, labels, qid`` (any row
 order; the documents of a query need not be contiguous) and group them with
-:meth:`svmmap.queries.QueryGroups.from_qid`.  ``qid=None`` treats all rows as one query.
-Means are plain (macro) averages over queries.
+:meth:`svmmap.collection.QueryCollection.from_qid`.  ``qid=None`` treats all rows as one
+query.  Rows that are already grouped are passed without regrouping, either as
+``qid=collection`` (a :class:`~svmmap.collection.QueryCollection`; scores and labels in its
+grouped order) or as ``ptr=`` (query ``g`` is rows ``ptr[g]:ptr[g + 1]``; its ids are
+0..n-1).  Means are plain (macro) averages over queries.
 
 Two conventions, selected by ``convention=``:
 
@@ -55,9 +58,9 @@ from collections import namedtuple
 
 import numpy as np
 
+from .collection import QueryCollection
 from .errors import InputFormatError
 from .options import CONVENTIONS
-from .queries import QueryGroups
 
 __all__ = [
     "CONVENTIONS",
@@ -115,6 +118,32 @@ def _as_vector(values, name):
     return arr
 
 
+def _grouping(qid, ptr, m):
+    """The QueryCollection grouping of m rows given by qid (ids, a collection, or None for
+    one query) or by ptr (rows already grouped)."""
+    if ptr is not None:
+        if qid is not None:
+            raise InputFormatError("pass qid or ptr, not both")
+        ptr = np.asarray(ptr)
+        if (ptr.ndim != 1 or ptr.dtype.kind not in "iu" or len(ptr) < 2 or ptr[0] != 0
+                or ptr[-1] != m or np.any(np.diff(ptr) < 0)):
+            raise InputFormatError(f"ptr must be non-decreasing offsets from 0 to {m}")
+        ptr = ptr.astype(np.intp, copy=False)
+        return QueryCollection(X=None, labels=None, ptr=ptr, query_ids=np.arange(len(ptr) - 1),
+                               rows=np.arange(m, dtype=np.intp))
+    if isinstance(qid, QueryCollection):
+        if qid.n_documents != m:
+            raise InputFormatError(f"scores has {m} entries but the collection "
+                                   f"{qid.n_documents} documents")
+        return qid.grouping()
+    if qid is None:
+        qid = np.zeros(m, dtype=np.int64)
+    qid = np.asarray(qid)
+    if qid.ndim == 1 and len(qid) != m:
+        raise InputFormatError(f"scores has {m} entries but qid has {len(qid)}")
+    return QueryCollection.from_qid(qid)
+
+
 class _Ranking:
     """The documents of every query ranked once; all metrics are read off this.
 
@@ -123,7 +152,7 @@ class _Ranking:
     number, ``pos[t]`` 1-based rank within the query, ``labels[t]``, ``scores[t]``.
     """
 
-    def __init__(self, scores, labels, qid=None, docnos=None, convention="letor"):
+    def __init__(self, scores, labels, qid=None, docnos=None, convention="letor", ptr=None):
         _check_convention(convention)
         scores = _as_vector(scores, "scores")
         labels = _as_vector(labels, "labels")
@@ -132,16 +161,14 @@ class _Ranking:
             raise InputFormatError("no documents: scores is empty")
         if len(labels) != m:
             raise InputFormatError(f"scores has {m} entries but labels has {len(labels)}")
-        if qid is None:
-            qid = np.zeros(m, dtype=np.int64)
-        qid = np.asarray(qid)
-        if qid.ndim == 1 and len(qid) != m:
-            raise InputFormatError(f"scores has {m} entries but qid has {len(qid)}")
-        qg = QueryGroups.from_qid(qid)
+        qg = _grouping(qid, ptr, m)
         nq = qg.n_queries
         sizes = qg.sizes
-        group_of_row = np.empty(m, dtype=np.int64)
-        group_of_row[qg.order] = np.repeat(np.arange(nq, dtype=np.int64), sizes)
+        if qg.is_contiguous:
+            group_of_row = qg.query_of_doc
+        else:
+            group_of_row = np.empty(m, dtype=np.intp)
+            group_of_row[qg.rows] = qg.query_of_doc
 
         if convention == "letor":
             # ties: input order (ascending row index)
@@ -164,7 +191,8 @@ class _Ranking:
                 )
                 if dup.any():
                     r = by_doc[1:][dup][0]
-                    raise InputFormatError(f"duplicate docno {docnos[r]!r} in query {qid[r]!r}")
+                    raise InputFormatError(f"duplicate docno {docnos[r]!r} in query "
+                                           f"{qg.query_ids[group_of_row[r]]!r}")
                 tie = -drank
             rows = np.lexsort((tie, -scores, group_of_row))
 
@@ -173,7 +201,7 @@ class _Ranking:
         self.sizes = sizes
         self.ptr = qg.ptr
         self.rows = rows
-        self.group = np.repeat(np.arange(nq, dtype=np.int64), sizes)
+        self.group = qg.query_of_doc
         self.pos = np.arange(1, m + 1, dtype=np.int64) - np.repeat(qg.ptr[:-1], sizes)
         self.scores = scores[rows]
         self.labels = labels[rows]
@@ -305,9 +333,9 @@ _ALIASES = {
 }
 
 
-def _collection(kind, scores, labels, qid, k, convention, docnos):
+def _collection(kind, scores, labels, qid, k, convention, docnos, ptr):
     k = _check_k(k, allow_none=True)
-    r = _Ranking(scores, labels, qid, docnos, convention)
+    r = _Ranking(scores, labels, qid, docnos, convention, ptr)
     return _mean(_KERNELS[kind](r, k), r.counted())
 
 
@@ -327,23 +355,24 @@ def average_precision(scores, labels, k=None, *, convention="letor", docnos=None
     return float(_Ranking(scores, labels, None, docnos, convention).ap(k)[0])
 
 
-def mean_average_precision(scores, labels, qid=None, convention="letor", k=None, docnos=None):
+def mean_average_precision(scores, labels, qid=None, convention="letor", k=None, docnos=None, *,
+                           ptr=None):
     """MAP: mean over queries of :func:`average_precision` (MAP@k with ``k``).
 
     A query without relevant documents has AP 0 and is averaged in, in both conventions
     (LETOR's scripts and trec_eval agree on this; they differ in the order of tied scores).
     """
-    return _collection("ap", scores, labels, qid, k, convention, docnos)
+    return _collection("ap", scores, labels, qid, k, convention, docnos, ptr)
 
 
-def precision_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None):
+def precision_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None, *, ptr=None):
     """Mean P@k: ``(#relevant among the top k) / k`` per query, missing ranks non-relevant."""
     if k is None:
         _check_k(k, allow_none=False)
-    return _collection("p", scores, labels, qid, k, convention, docnos)
+    return _collection("p", scores, labels, qid, k, convention, docnos, ptr)
 
 
-def ndcg_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None):
+def ndcg_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None, *, ptr=None):
     """Mean NDCG@k (``k=None``: over the whole ranking).
 
     ``NDCG@k = DCG@k / ideal DCG@k``, ``DCG@k = sum_{r <= k} gain(label_r) * disc(r)``,
@@ -353,7 +382,7 @@ def ndcg_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None):
     ``"trec_eval"``: ``gain = label``, ``disc(r) = 1/log2(r + 1)`` (``ndcg_cut_k``; with
     ``k=None`` trec_eval's ``ndcg``).  Negative labels have gain 0.
     """
-    return _collection("ndcg", scores, labels, qid, k, convention, docnos)
+    return _collection("ndcg", scores, labels, qid, k, convention, docnos, ptr)
 
 
 def reciprocal_rank(scores, labels, *, convention="letor", docnos=None):
@@ -361,12 +390,12 @@ def reciprocal_rank(scores, labels, *, convention="letor", docnos=None):
     return float(_Ranking(scores, labels, None, docnos, convention).rr()[0])
 
 
-def mean_reciprocal_rank(scores, labels, qid=None, convention="letor", docnos=None):
+def mean_reciprocal_rank(scores, labels, qid=None, convention="letor", docnos=None, *, ptr=None):
     """MRR: mean over queries of :func:`reciprocal_rank` (trec_eval ``recip_rank``)."""
-    return _collection("rr", scores, labels, qid, None, convention, docnos)
+    return _collection("rr", scores, labels, qid, None, convention, docnos, ptr)
 
 
-def roc_area(scores, labels, qid=None, convention="letor"):
+def roc_area(scores, labels, qid=None, convention="letor", *, ptr=None):
     """ROC area: fraction of (relevant, non-relevant) pairs of a query ordered correctly.
 
     A pair counts 1 if the relevant document scores strictly higher, 1/2 if the scores
@@ -376,10 +405,10 @@ def roc_area(scores, labels, qid=None, convention="letor"):
     drops have no relevant document).  ``qid=None`` pools all rows into one ranking.
     NaN if no query qualifies.
     """
-    return _collection("roc", scores, labels, qid, None, convention, None)
+    return _collection("roc", scores, labels, qid, None, convention, None, ptr)
 
 
-def best_threshold_accuracy(scores, labels, qid=None, convention="letor"):
+def best_threshold_accuracy(scores, labels, qid=None, convention="letor", *, ptr=None):
     """Accuracy of the best single score threshold.
 
     ``max_t (#{relevant, score >= t} + #{non-relevant, score < t}) / n`` over all ``t``,
@@ -388,7 +417,7 @@ def best_threshold_accuracy(scores, labels, qid=None, convention="letor"):
     collection).  With ``qid``: each query gets its own best threshold and the result is
     the mean over queries.
     """
-    return _collection("accuracy", scores, labels, qid, None, convention, None)
+    return _collection("accuracy", scores, labels, qid, None, convention, None, ptr)
 
 
 _FUNCTION_KINDS = {
@@ -404,7 +433,8 @@ _FUNCTION_KINDS = {
 
 
 def per_query(
-    metric, scores, labels, qid, *, convention="letor", docnos=None, k=None, skip_empty=False
+    metric, scores, labels, qid=None, *, convention="letor", docnos=None, k=None,
+    skip_empty=False, ptr=None
 ):
     """Per-query values of a metric, with their query ids (e.g. for paired tests).
 
@@ -427,21 +457,22 @@ def per_query(
     if kind is None and not callable(metric):
         raise InputFormatError(f"metric must be a name or a callable, got {metric!r}")
     k = _check_k(k, allow_none=True)
-    r = _Ranking(scores, labels, qid, docnos, convention)
+    r = _Ranking(scores, labels, qid, docnos, convention, ptr)
     if kind is not None:
         values = np.asarray(_KERNELS[kind](r, k), dtype=np.float64)
     else:
         s = np.asarray(scores, dtype=np.float64)
         y = np.asarray(labels, dtype=np.float64)
-        order, ptr = r.qg.order, r.ptr
+        order, ptr = r.qg.rows, r.ptr
         values = np.array(
             [float(metric(s[order[a:b]], y[order[a:b]])) for a, b in zip(ptr[:-1], ptr[1:])]
         )
     mask = r.counted(skip_empty) & ~np.isnan(values)
-    return PerQuery(ids=r.qg.ids[mask], values=values[mask])
+    return PerQuery(ids=r.qg.query_ids[mask], values=values[mask])
 
 
-def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), docnos=None):
+def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), docnos=None, *,
+             ptr=None):
     """Summary of a ranking: ``{"MAP", "NDCG@k"..., "P@k"..., "MRR", "NDCG", "ROC",
     "queries"}``.
 
@@ -449,7 +480,7 @@ def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), doc
     ROC further skips queries where it is undefined).  ``"NDCG"`` is over the full
     ranking.  The ranking is computed once.
     """
-    r = _Ranking(scores, labels, qid, docnos, convention)
+    r = _Ranking(scores, labels, qid, docnos, convention, ptr)
     mask = r.counted()
     out = {"MAP": _mean(r.ap(), mask)}
     ks = [_check_k(k, allow_none=False) for k in at]

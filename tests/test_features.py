@@ -10,6 +10,7 @@ from scipy.stats import rankdata
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, dump_svmlight, load_svmlight
 from svmmap.cli import classify_main, learn_main
+from svmmap.collection import QueryCollection
 from svmmap.features import BinnedFeatureMap
 
 from conftest import random_collection
@@ -107,8 +108,8 @@ def test_within_query_percentiles_and_min_max():
                 expected_m[rows, c] = (v - v.min()) / (v.max() - v.min())
     for fitted, expected in ((percentile, expected_p), (minmax, expected_m)):
         assert all(np.array_equal(k, np.arange(20) / 20) for k in fitted.thresholds_)
-        np.testing.assert_allclose(fitted._base_scores(X, qid, fitted.columns_), expected,
-                                   atol=1e-15)
+        scores = fitted._base_scores(X, fitted._grouping(X, qid), fitted.columns_)
+        np.testing.assert_allclose(scores, expected, atol=1e-15)
         np.testing.assert_array_equal(fitted.transform(X, qid).toarray(),
                                       _naive(expected, fitted))
     with pytest.raises(InputFormatError, match="qid is required"):
@@ -201,3 +202,19 @@ def test_cli_reports_a_base_column_beyond_the_data(tmp_path, capsys):
                        str(tmp_path / "model.json")]) == 1
     assert "feature 4 does not exist" in capsys.readouterr().err
     assert not (tmp_path / "model.json").exists()
+
+
+@pytest.mark.parametrize("per_query", [None, "percentile", "minmax"])
+def test_the_collection_transform_equals_the_array_transform_in_grouped_order(per_query):
+    X, qid = _tied_data(6)
+    y = (X[:, 0] > 0).astype(float)
+    collection = QueryCollection.from_arrays(sp.csr_matrix(X), y, qid)
+    assert not collection.is_contiguous
+    on_arrays = BinnedFeatureMap(n_thresholds=6, per_query=per_query).fit(X, qid)
+    on_collection = BinnedFeatureMap(n_thresholds=6, per_query=per_query)
+    binned = on_collection.fit_transform_collection(collection)
+    for a, b in zip(on_arrays.thresholds_, on_collection.thresholds_):
+        np.testing.assert_array_equal(a, b)
+    expected = on_arrays.transform(X, qid)[collection.rows]
+    assert binned.X.shape == expected.shape and (binned.X != expected).nnz == 0
+    assert binned.ptr is collection.ptr and binned.labels is collection.labels

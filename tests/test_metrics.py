@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from svmmap import metrics as M
+from svmmap.collection import QueryCollection
 from svmmap.errors import InputFormatError
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -318,6 +319,29 @@ def test_letor_convention_matches_loop_reference(seed):
         for q, v in zip(ids, vals):
             rows = qid == q
             assert v == pytest.approx(letor_reference(scores[rows], labels[rows])[key], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_grouped_rows_by_ptr_or_collection_give_the_qid_values(seed):
+    rng = np.random.default_rng(seed)
+    scores, labels, qid = random_collection(rng, n_labels=3)
+    collection = QueryCollection.from_arrays(scores[:, None], labels, qid)
+    grouped_scores, grouped_labels = scores[collection.rows], labels[collection.rows]
+    for convention in M.CONVENTIONS:
+        expected = M.evaluate(scores, labels, qid, convention)
+        assert M.evaluate(grouped_scores, grouped_labels, ptr=collection.ptr,
+                          convention=convention) == expected
+        assert M.evaluate(grouped_scores, grouped_labels, collection,
+                          convention=convention) == expected
+    by_qid = M.per_query("ap", scores, labels, qid)
+    by_collection = M.per_query("ap", grouped_scores, grouped_labels, collection)
+    np.testing.assert_array_equal(by_qid.ids, by_collection.ids)
+    np.testing.assert_array_equal(by_qid.values, by_collection.values)
+    by_ptr = M.per_query("ap", grouped_scores, grouped_labels, ptr=collection.ptr)
+    np.testing.assert_array_equal(by_ptr.ids, np.arange(collection.n_queries))
+    np.testing.assert_array_equal(by_ptr.values, by_qid.values)
+    with pytest.raises(InputFormatError, match="ptr"):
+        M.mean_average_precision(grouped_scores, grouped_labels, ptr=[0, 3])
 
 
 # ------------------------------------------------------------ ROC area and accuracy

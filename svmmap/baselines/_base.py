@@ -11,11 +11,11 @@ from ..model_file import DAMAGED_MODEL_ERRORS, read_model, write_model
 from ..params import ParamsMixin
 
 
-def query_measure(scores, labels, group, measure, k):
+def query_measure(scores, labels, ptr, measure, k):
     """Per-query value of ``measure`` ("map": AP, "ndcg": NDCG@k) for the ranking by
-    ``scores``, LETOR convention, for the groups 0..n-1 of ``group`` (grouped order)."""
+    ``scores``, LETOR convention, for the queries ptr[g]:ptr[g + 1] (grouped order)."""
     kind = "ap" if measure == "map" else "ndcg"
-    return metrics.per_query(kind, scores, labels, group, k=None if measure == "map" else k,
+    return metrics.per_query(kind, scores, labels, ptr=ptr, k=None if measure == "map" else k,
                              skip_empty=False).values
 
 

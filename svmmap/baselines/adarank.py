@@ -96,8 +96,8 @@ class AdaRank(BaselineRanker):
         bottom = np.minimum.reduceat(collection.labels, starts)
         return np.flatnonzero((sizes > 0) & (top > bottom) & (top > 0))
 
-    def _measure(self, scores, labels, group):
-        return query_measure(scores, labels, group, self.measure, self.k)
+    def _measure(self, scores, labels, ptr):
+        return query_measure(scores, labels, ptr, self.measure, self.k)
 
     def fit(self, X, y, qid, eval_set=None):
         """Train on documents X with graded labels y grouped by qid; return self.
@@ -118,10 +118,9 @@ class AdaRank(BaselineRanker):
                           f"constant {self.measure} and are skipped", stacklevel=2)
         train = full.subset(keep)
         n_q, d = train.n_queries, train.n_features
-        group = np.repeat(np.arange(n_q), np.diff(train.ptr))
-        labels = train.labels
+        ptr, labels = train.ptr, train.labels
         # E(q, h_j) for every query and feature: the weak rankers never change.
-        weak = np.column_stack([self._measure(column(train.X, j), labels, group)
+        weak = np.column_stack([self._measure(column(train.X, j), labels, ptr)
                                 for j in range(d)])
         valid = None
         if eval_set is not None:
@@ -129,7 +128,6 @@ class AdaRank(BaselineRanker):
             if valid.n_features != d:
                 raise InputFormatError(f"eval_set has {valid.n_features} features, the "
                                        f"training data {d}")
-            valid_group = np.repeat(np.arange(valid.n_queries), np.diff(valid.ptr))
 
         weights = np.full(n_q, 1.0 / n_q)
         scores = np.zeros(train.X.shape[0])
@@ -149,7 +147,7 @@ class AdaRank(BaselineRanker):
             phi = float(min(performance[j], PHI_MAX))
             alpha = 0.5 * np.log((1.0 + phi) / (1.0 - phi))
             new_scores = scores + alpha * column(train.X, j)
-            e_new = self._measure(new_scores, labels, group)
+            e_new = self._measure(new_scores, labels, ptr)
             train_new = float(e_new.mean())
             if self.tol is not None and not train_new > train_prev + self.tol:
                 blocked.add(j)
@@ -164,7 +162,7 @@ class AdaRank(BaselineRanker):
                      "train": train_new, "bound": 1.0 - bound_product}
             if valid is not None:
                 entry["valid"] = float(self._measure(valid.X @ coef, valid.labels,
-                                                     valid_group).mean())
+                                                     valid.ptr).mean())
             history.append(entry)
             if self.verbose:
                 print(f"AdaRank round {len(features)}: feature {j + 1} alpha {alpha:.4g} "

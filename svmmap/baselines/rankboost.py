@@ -156,7 +156,7 @@ class RankBoost(BaselineRanker):
 
         # Groups: the labeled part of every query, then its pseudo-labeled part.
         n_q = full.n_queries
-        query_of_doc = np.repeat(np.arange(n_q), np.diff(full.ptr))
+        query_of_doc = full.query_of_doc
         group = np.where(mask, query_of_doc + n_q, query_of_doc)
         relevant = np.where(mask, pseudo > 0, full.labels > 0)
         n_groups = 2 * n_q
@@ -192,7 +192,6 @@ class RankBoost(BaselineRanker):
                 raise InputFormatError(f"eval_set has {valid.n_features} features, the "
                                        f"training data {Xd.shape[1]}")
             valid_scores = np.zeros(valid.X.shape[0])
-            valid_group = np.repeat(np.arange(valid.n_queries), np.diff(valid.ptr))
             valid_X = np.asarray(valid.X.toarray() if hasattr(valid.X, "toarray") else valid.X)
             valid_map = []
 
@@ -223,7 +222,7 @@ class RankBoost(BaselineRanker):
             zs.append(z)
             if valid is not None:
                 valid_scores += alpha * (valid_X[:, j] > grid[j, k])
-                valid_map.append(float(query_measure(valid_scores, valid.labels, valid_group,
+                valid_map.append(float(query_measure(valid_scores, valid.labels, valid.ptr,
                                                     "map", None).mean()))
             if self.verbose:
                 print(f"RankBoost round {t + 1}: feature {j + 1} > {grid[j, k]:.4g} "

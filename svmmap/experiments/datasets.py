@@ -11,10 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..collection import check_features
+from ..collection import QueryCollection, check_features
 from ..errors import InputFormatError
 from ..io import load_svmlight
-from ..queries import QueryGroups
 
 SPLITS = ("train", "vali", "test")
 
@@ -82,6 +81,6 @@ def load_pool(paths):
         else:
             files.append(path)
     X, y, qid = load_svmlight(files)
-    groups = QueryGroups.from_qid(qid)
-    relevant = np.add.reduceat((y[groups.order] > 0).astype(np.int64), groups.ptr[:-1])
-    return Split(check_features(X), y, qid), groups.ids[relevant > 0]
+    groups = QueryCollection.from_qid(qid)
+    relevant = np.add.reduceat((y[groups.rows] > 0).astype(np.int64), groups.ptr[:-1])
+    return Split(check_features(X), y, qid), groups.query_ids[relevant > 0]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..collection import QueryCollection
 from ..errors import SVMMapError
-from ..queries import QueryGroups
 
 RECALL_LEVELS = np.linspace(0.0, 1.0, 11)
 
@@ -32,10 +32,10 @@ def interpolated_precision(scores, labels, qid):
     """
     scores = np.asarray(scores, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.float64)
-    groups = QueryGroups.from_qid(np.asarray(qid))
+    groups = QueryCollection.from_qid(np.asarray(qid))
     curves = []
     for a, b in zip(groups.ptr[:-1], groups.ptr[1:]):
-        rows = groups.order[a:b]
+        rows = groups.rows[a:b]
         ranked = labels[rows[np.argsort(-scores[rows], kind="stable")]] > 0
         n_rel = ranked.sum()
         if n_rel == 0:

@@ -61,7 +61,6 @@ class AccuracyPlugin(StructuredModel):
         self.cost_ratio = resolve_cost_ratio(cost_ratio, n_rel, n_docs - n_rel)
         self._cost = np.where(self._sign > 0, self.cost_ratio, 1.0)
         self._scale = self.n_examples / n_docs
-        self._query_of_doc = np.repeat(np.arange(self.n_examples), np.diff(collection.ptr))
 
     @property
     def regularized(self):
@@ -81,7 +80,7 @@ class AccuracyPlugin(StructuredModel):
         margins = self._sign * (np.asarray(self.collection.X @ coef).ravel() + intercept)
         flipped = margins < 1.0
         weight = np.where(flipped, self._scale * self._cost, 0.0)
-        loss = np.bincount(self._query_of_doc, weights=weight, minlength=self.n_examples)
+        loss = np.bincount(self.collection.query_of_doc, weights=weight, minlength=self.n_examples)
         return ConstraintBatch(loss=loss, dpsi=self._psi_rows(weight * self._sign))
 
     def _psi_rows(self, coef):

@@ -14,7 +14,6 @@ import scipy.sparse as sp
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
-from .._kernel_inputs import csr_for_kernels
 from .._map_kernels import ideal_coefficients, ranking_coefficients
 
 
@@ -39,8 +38,6 @@ class RankingPlugin(StructuredModel):
         self._relevant = collection.relevant
         self._targets = self.kernel_targets(collection)
         self._ideal = ideal_coefficients(self._relevant, collection.ptr)
-        X = collection.X
-        self._kernel_X = csr_for_kernels(X) if sp.issparse(X) else X
 
     def kernel_targets(self, collection):
         """The per-document array the kernels read: the relevance flags (label > 0)."""
@@ -67,7 +64,7 @@ class RankingPlugin(StructuredModel):
 
     def most_violated_constraints(self, w):
         """The most violated constraint of every query: one fused pass of the extension."""
-        loss, dpsi = self.fused_constraints(self._kernel_X, w, self._targets,
+        loss, dpsi = self.fused_constraints(self.collection.kernel_X, w, self._targets,
                                             self.collection.ptr)
         return ConstraintBatch(loss=loss, dpsi=dpsi)
 
