@@ -20,6 +20,17 @@ def require_data(*parts):
     return path
 
 
+def load_fold(dataset, fold):
+    """(train, vali, test) of a LETOR fold of ../shared/data, each (X, y, qid), read by the
+    package's loader (svmmap.experiments.datasets.load_fold: every split with the training
+    file's number of features)."""
+    from svmmap.experiments.datasets import SPLITS
+    from svmmap.experiments.datasets import load_fold as load_letor_fold
+
+    splits = load_letor_fold(require_data(dataset, f"Fold{fold}"))
+    return tuple(splits[name].arrays for name in SPLITS)
+
+
 def machine():
     import os
 

@@ -11,9 +11,9 @@ import time
 import warnings
 
 import numpy as np
-from _common import record, require_data
+from _common import load_fold, record
 
-from svmmap import SVMMap, load_svmlight
+from svmmap import SVMMap
 from svmmap._map_kernels import most_violated_map
 from svmmap._roc_kernels import most_violated_roc
 from svmmap.collection import QueryCollection
@@ -31,14 +31,6 @@ METHODS = {  # name: (loss, cost_ratio, per-query transform before binning)
     "SVM-ACC4": ("acc", 1.0, "minmax"),
 }
 ORACLE_REPEATS = 50
-
-
-def load_fold1():
-    base = require_data("OHSUMED", "Fold1")
-    train = load_svmlight(base / "train.txt")
-    d = train[0].shape[1]
-    return [train] + [load_svmlight(base / f"{part}.txt", n_features=d)
-                      for part in ("vali", "test")]
 
 
 def fit(method, C, train, max_time):
@@ -135,7 +127,7 @@ def main():
     parser.add_argument("--max-time", type=float, default=150.0,
                         help="seconds allowed per training run (default 150)")
     args = parser.parse_args()
-    train, vali, test = load_fold1()
+    train, vali, test = load_fold("OHSUMED", 1)
     oracle_rows, oracle = oracle_table(train)
     rows, selection = selection_table(train, vali, test, args.max_time)
     markdown = (

@@ -9,9 +9,9 @@ import time
 import warnings
 
 import numpy as np
-from _common import record, require_data
+from _common import load_fold, record
 
-from svmmap import load_svmlight, metrics
+from svmmap import metrics
 from svmmap.baselines import AdaRank, PRank, RankBoost
 
 EPOCHS = (1, 2, 5, 10, 20, 50)
@@ -21,14 +21,6 @@ PUBLISHED = {
     "MQ2008": "LETOR 4.0 MQ2008 published (as recalled, ../shared/data/README.md): RankBoost "
               "0.478, AdaRank-MAP 0.476, AdaRank-NDCG 0.482, RankSVM about 0.470.",
 }
-
-
-def load_fold(dataset, fold):
-    base = require_data(dataset, f"Fold{fold}")
-    train = load_svmlight(base / "train.txt")
-    d = train[0].shape[1]
-    return train, load_svmlight(base / "vali.txt", n_features=d), \
-        load_svmlight(base / "test.txt", n_features=d)
 
 
 def adarank(measure):

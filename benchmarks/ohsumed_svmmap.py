@@ -8,20 +8,12 @@ import time
 import warnings
 
 import numpy as np
-from _common import record, require_data
+from _common import load_fold, record
 
-from svmmap import SVMMap, load_svmlight, metrics
+from svmmap import SVMMap, metrics
 
 C_TIMING = (1.0, 100.0, 10000.0)
 C_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
-
-
-def load_fold(fold):
-    base = require_data("OHSUMED", f"Fold{fold}")
-    train = load_svmlight(base / "train.txt")
-    d = train[0].shape[1]
-    return train, load_svmlight(base / "vali.txt", n_features=d), \
-        load_svmlight(base / "test.txt", n_features=d)
 
 
 def fit(C, algorithm, data):
@@ -31,7 +23,7 @@ def fit(C, algorithm, data):
 
 
 def timing_table():
-    train, _, test = load_fold(1)
+    train, _, test = load_fold("OHSUMED", 1)
     rows = []
     for C in C_TIMING:
         for algorithm in ("n-slack", "1-slack"):
@@ -54,7 +46,7 @@ def timing_table():
 def five_fold_table():
     rows = []
     for fold in range(1, 6):
-        train, vali, test = load_fold(fold)
+        train, vali, test = load_fold("OHSUMED", fold)
         start = time.perf_counter()
         models = {C: fit(C, "1-slack", train) for C in C_GRID}
         vali_map = {C: m.score(*vali) for C, m in models.items()}

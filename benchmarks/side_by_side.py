@@ -60,10 +60,11 @@ import sys
 import time
 import warnings
 
+import _common as common
 import numpy as np
-from _common import record, require_data
+from _common import record
 
-from svmmap import SVMMap, load_svmlight, metrics
+from svmmap import SVMMap, metrics
 
 try:
     import lightgbm
@@ -118,12 +119,7 @@ def group_sizes(qid):
 
 
 def load_fold(dataset, fold):
-    base = require_data(dataset, f"Fold{fold}")
-    train = load_svmlight(base / "train.txt")
-    d = train[0].shape[1]
-    return tuple(contiguous(*part) for part in (
-        train, load_svmlight(base / "vali.txt", n_features=d),
-        load_svmlight(base / "test.txt", n_features=d)))
+    return tuple(contiguous(*part) for part in common.load_fold(dataset, fold))
 
 
 def quick_folds(n_folds=2):
