@@ -1,21 +1,20 @@
-"""Speed of the reader and of the metrics, each against a reference measured in the same run
-(these were timed assertions in tests/test_io.py and tests/test_metrics.py; timings belong here).
+"""Speed of the metrics against a reference measured in the same run (this was a timed
+assertion in tests/test_metrics.py; timings belong here; the reader's, formerly in
+tests/test_io.py, is benchmarks/reader.py):
 
-1. ``load_svmlight`` on OHSUMED Fold1 train.txt (9,219 documents, 45 features) against
-   scikit-learn's ``load_svmlight_file(query_id=True)`` (Cython parser, no per-line checks).
-2. ``metrics.mean_average_precision`` on 16,000 documents of 106 queries (shuffled ids)
-   against its lower bound: one ``np.lexsort`` of (score, query) over all documents; and the
-   same MAP from rows already grouped (``ptr=``), which skips the grouping.
+``metrics.mean_average_precision`` on 16,000 documents of 106 queries (shuffled ids) against
+its lower bound, one ``np.lexsort`` of (score, query) over all documents; and the same MAP
+from rows already grouped (``ptr=``), which skips the grouping.
 
-    python benchmarks/reader_metrics_speed.py
+    python benchmarks/metrics_speed.py
 """
 
 import time
 
 import numpy as np
-from _common import record, require_data
+from _common import record
 
-from svmmap import load_svmlight, metrics
+from svmmap import metrics
 from svmmap.collection import QueryCollection
 
 
@@ -29,15 +28,7 @@ def best_time(fn, repeats):
 
 
 def main():
-    from sklearn.datasets import load_svmlight_file
-
-    path = str(require_data("OHSUMED", "Fold1", "train.txt"))
     rows = []
-    ours = best_time(lambda: load_svmlight(path), 5)
-    reference = best_time(lambda: load_svmlight_file(path, query_id=True), 5)
-    rows.append({"what": "read OHSUMED Fold1 train.txt", "seconds": ours,
-                 "reference": "sklearn load_svmlight_file", "reference_seconds": reference})
-
     rng = np.random.default_rng(0)
     m = 16_000
     qid = rng.integers(0, 106, m)
@@ -56,7 +47,7 @@ def main():
         ratio = r["seconds"] / r["reference_seconds"]
         lines.append(f"| {r['what']} | {r['seconds']:.4f} | {r['reference']} | "
                      f"{r['reference_seconds']:.4f} | {ratio:.2f} |")
-    record("reader_metrics_speed", "python benchmarks/reader_metrics_speed.py", rows,
+    record("metrics_speed", "python benchmarks/metrics_speed.py", rows,
            "\n".join(lines))
 
 
