@@ -17,6 +17,7 @@ imported when a command runs.
 """
 
 import argparse
+import contextlib
 import math
 import sys
 import warnings
@@ -96,7 +97,8 @@ def _learn_parser():
                "SVM 1/2|w|^2 + C/n sum hinge_d, n = training documents.")
     parser.add_argument("train_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
                                            "standard input), or an index file listing data "
-                                           "files one per line")
+                                           "files one per line; with --dask-workers or "
+                                           "--scheduler a glob of shards (quote it)")
     parser.add_argument("model_file", help="where to write the model (JSON)")
     parser.add_argument("-c", dest="C", type=_positive_float, default=1.0,
                         help="trade-off C between training error and margin (default 1)")
@@ -135,6 +137,13 @@ def _learn_parser():
     parser.add_argument("--base-columns", type=_column_list, default=None, metavar="LIST",
                         help="feature indices to bin, e.g. 1,3,5-9 (default all); the others "
                              "are dropped")
+    cluster = parser.add_mutually_exclusive_group()
+    cluster.add_argument("--dask-workers", type=_positive_int, default=None, metavar="N",
+                         help="train on a Dask LocalCluster of N worker processes on this "
+                              "machine (svmmap.dask; needs the [dask] extra)")
+    cluster.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                         help="train on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+                              "tcp://10.0.0.1:8786 (the shards are read on its workers)")
     parser.add_argument("--acc-variant", type=int, choices=ACC_VARIANTS, default=None,
                         help="with -l acc, the paper's repairs: 2 false negatives cost "
                              "#non-relevant/#relevant times more (or --cost-ratio), 3 bin "
@@ -168,6 +177,10 @@ def _learn_options(parser, args):
     if args.base_columns is not None and n_thresholds is None:
         parser.error("--base-columns selects the features to bin: give --bin N too")
     cost_ratio = args.cost_ratio or ("balanced" if args.acc_variant == 2 else 1.0)
+    if (args.dask_workers or args.scheduler) and (
+            args.algorithm != 3 or args.loss == "acc" or n_thresholds or args.group):
+        parser.error("--dask-workers / --scheduler train -w 3 (1-slack) with -l map or roc, "
+                     "without --bin, --acc-variant or --group")
     if n_thresholds is None:
         return None, cost_ratio
     from .features import BinnedFeatureMap
@@ -226,28 +239,41 @@ def learn_main(argv=None):
         from .estimator import SVMMap
         from .io import input_files, load_svmlight
 
-        check_output(args.model_file, [*input_files(args.train_file), args.group])
-        X, y, qid = load_svmlight(args.train_file, group=args.group,
-                                  max_abs_value=MAX_ABS_VALUE)
-        if args.base_columns and max(args.base_columns) >= X.shape[1]:
-            raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
-                                   f"does not exist (the data has {X.shape[1]} features)",
-                                   args.train_file)
-        model = SVMMap(C=args.C, loss=args.loss, epsilon=args.epsilon,
-                       algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
-                       max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
-                       verbose=1 if args.verbose >= 2 else 0, features=features,
-                       cost_ratio=cost_ratio, qp_solver=args.qp_solver,
-                       cache_size=(args.cache_size or DEFAULT_CACHE_SIZE) if args.algorithm == 4
-                       else 0)
-        with warnings.catch_warnings(record=True) as caught:
+        params = dict(C=args.C, loss=args.loss, epsilon=args.epsilon,
+                      algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
+                      max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
+                      verbose=1 if args.verbose >= 2 else 0, features=features,
+                      cost_ratio=cost_ratio, qp_solver=args.qp_solver,
+                      cache_size=(args.cache_size or DEFAULT_CACHE_SIZE)
+                      if args.algorithm == 4 else 0)
+        with contextlib.ExitStack() as stack, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            if args.dask_workers or args.scheduler:
+                from . import dask as svmmap_dask
+
+                check_output(args.model_file, svmmap_dask.expand_paths(args.train_file))
+                client = stack.enter_context(
+                    svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
+                X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
+                                                      max_abs_value=MAX_ABS_VALUE)
+                model = svmmap_dask.DaskSVMMap(**params, client=client)
+            else:
+                check_output(args.model_file, [*input_files(args.train_file), args.group])
+                X, y, qid = load_svmlight(args.train_file, group=args.group,
+                                          max_abs_value=MAX_ABS_VALUE)
+                model = SVMMap(**params)
+            if args.base_columns and max(args.base_columns) >= X.shape[1]:
+                raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
+                                       f"does not exist (the data has {X.shape[1]} features)",
+                                       args.train_file)
             model.fit(X, y, qid)
         for warning in caught:
             print(f"svmmap_learn: note: {warning.message}", file=sys.stderr)
         result = model.training_result_
         if args.verbose >= 1:
-            print(f"Read {X.shape[0]} documents, {len(np.unique(qid))} queries, "
+            n_queries = model.n_queries_ if hasattr(model, "n_queries_") else \
+                len(np.unique(qid))
+            print(f"Read {X.shape[0]} documents, {n_queries} queries, "
                   f"{X.shape[1]} features from {args.train_file}")
             if model.features_ is not None:
                 print(f"Binned {len(model.features_.columns_)} base features into "

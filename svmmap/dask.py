@@ -27,6 +27,7 @@ query.  Both are refused with a clear message.
 Dask (``pip install svmmap[dask]``) is imported when this module is.
 """
 
+import contextlib
 import glob
 import os
 import warnings
@@ -37,7 +38,7 @@ import scipy.sparse as sp
 try:
     import dask
     import dask.array as da
-    from dask.distributed import default_client, wait
+    from dask.distributed import Client, LocalCluster, default_client, wait
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("svmmap.dask needs Dask: pip install 'svmmap[dask]' "
                       "(dask[distributed])") from exc
@@ -136,6 +137,7 @@ class DaskSVMMap(SVMMap):
         self.n_queries_used_ = model.n_examples
         self.n_queries_without_relevant_ = model.n_without_relevant
         self.n_queries_all_relevant_ = model.n_all_relevant
+        self.n_queries_ = model.n_queries
         self.n_partitions_ = len(model.partitions)
         return self
 
@@ -410,9 +412,24 @@ def _check_queries_contiguous(summaries):
             seen[q] = k
 
 
+# -- a cluster for the command line ------------------------------------------------------------
+
+@contextlib.contextmanager
+def cluster_client(n_workers=None, scheduler=None):
+    """A Client of the scheduler at ``scheduler`` (an address), or of a LocalCluster of
+    ``n_workers`` worker processes with one thread each on this machine, closed on exit."""
+    if scheduler is not None:
+        with Client(scheduler, timeout="20s") as client:
+            yield client
+        return
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        yield client
+
+
 # -- reading shards on the workers -----------------------------------------------------------
 
-def read_svmlight(paths, n_features=None, client=None):
+def read_svmlight(paths, n_features=None, client=None, max_abs_value=None):
     """Read SVMlight / LETOR shards on the workers, each shard where it is read.
 
     ``paths``: a glob pattern, a path, or a list of them (each list entry may itself be a
@@ -420,11 +437,13 @@ def read_svmlight(paths, n_features=None, client=None):
     Returns (X, y, qid) as Dask arrays with one row chunk per shard: X with scipy.sparse CSR
     chunks of n_features columns (default: the largest feature index over all shards), y
     float64 and qid int64 (or str if any shard has a non-integer id).  A malformed line
-    raises the same InputFormatError ``path:line: reason`` as svmmap.load_svmlight.
+    raises the same InputFormatError ``path:line: reason`` as svmmap.load_svmlight, whose
+    ``max_abs_value`` (refuse larger feature values) is passed on.
     """
     client = client if client is not None else default_client()
     files = expand_paths(paths)
-    shards = client.map(_read_shard, files, n_features=n_features, pure=False)
+    shards = client.map(_read_shard, files, n_features=n_features,
+                         max_abs_value=max_abs_value, pure=False)
     shapes = client.gather(client.map(_shard_shape, shards))
     width = n_features if n_features is not None else max(d for _, d, _ in shapes)
     numeric = all(kind != "U" and kind != "O" for _, _, kind in shapes)
@@ -457,8 +476,8 @@ def expand_paths(paths):
     return files
 
 
-def _read_shard(path, n_features):
-    return load_svmlight(path, n_features=n_features)
+def _read_shard(path, n_features, max_abs_value):
+    return load_svmlight(path, n_features=n_features, max_abs_value=max_abs_value)
 
 
 def _shard_shape(shard):

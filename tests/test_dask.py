@@ -200,3 +200,42 @@ def test_a_worker_killed_during_training(client, ohsumed, reference_fit, monkeyp
         recovered = DaskSVMMap(C=C, epsilon=EPSILON, client=client).fit(*_dask(*ohsumed, 2500))
     assert len(calls) > 3
     assert recovered.coef_.tobytes() == reference_fit.coef_.tobytes()
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def _shards(tmp_path, X, y, qid, n_shards):
+    from svmmap.io import dump_svmlight
+
+    bounds = np.searchsorted(qid, np.linspace(qid[0], qid[-1] + 1, n_shards + 1))
+    for k in range(n_shards):
+        rows = slice(bounds[k], bounds[k + 1])
+        dump_svmlight(tmp_path / f"shard-{k}.txt", X[rows], y[rows], qid[rows])
+    return str(tmp_path / "shard-*.txt")
+
+
+def test_learn_joins_a_scheduler_and_reads_a_glob(client, tmp_path, capsys):
+    from svmmap.cli import learn_main
+
+    X, y, qid = random_collection(6, n_queries=24)
+    pattern = _shards(tmp_path, X, y, qid, 3)
+    assert learn_main(["-c", "10", "-e", "1e-6", "--scheduler", client.scheduler.address,
+                       pattern, str(tmp_path / "model.json")]) == 0
+    assert f"Read {len(y)} documents, 24 queries" in capsys.readouterr().out
+    reference = SVMMap(C=10, epsilon=1e-6).fit(X, y, qid)
+    _assert_close(SVMMap.load(tmp_path / "model.json").coef_, reference.coef_)
+
+
+def test_learn_on_local_workers_reports_a_bad_shard_line(tmp_path, capsys):
+    from svmmap.cli import learn_main
+
+    X, y, qid = random_collection(7, n_queries=6)
+    pattern = _shards(tmp_path, X, y, qid, 2)
+    with open(tmp_path / "shard-1.txt", "a") as shard:
+        shard.write("1 qid:99 1:one\n")
+    n_lines = len((tmp_path / "shard-1.txt").read_text().splitlines())
+    assert learn_main(["--dask-workers", "1", pattern, str(tmp_path / "model.json")]) == 1
+    assert f"shard-1.txt:{n_lines}: " in capsys.readouterr().err
+    assert not (tmp_path / "model.json").exists()
+    with pytest.raises(SystemExit):
+        learn_main(["-w", "0", "--dask-workers", "2", pattern, str(tmp_path / "model.json")])
