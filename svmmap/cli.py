@@ -179,8 +179,8 @@ def _learn_options(parser, args):
     cost_ratio = args.cost_ratio or ("balanced" if args.acc_variant == 2 else 1.0)
     if (args.dask_workers or args.scheduler) and (
             args.algorithm != 3 or args.loss == "acc" or n_thresholds or args.group):
-        parser.error("--dask-workers / --scheduler train -w 3 (1-slack) with -l map or roc, "
-                     "without --bin, --acc-variant or --group")
+        parser.error("--dask-workers / --scheduler train -w 3 (1-slack) with a ranking loss "
+                     "(not -l acc), without --bin, --acc-variant or --group")
     if n_thresholds is None:
         return None, cost_ratio
     from .features import BinnedFeatureMap

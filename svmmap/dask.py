@@ -55,8 +55,6 @@ from .io import load_svmlight
 
 __all__ = ["DaskSVMMap", "read_svmlight"]
 
-#: the losses whose fused pass runs per partition (loss="acc" is a per-document classifier)
-DISTRIBUTED_LOSSES = ("map", "roc")
 
 
 class DaskSVMMap(SVMMap):
@@ -64,7 +62,8 @@ class DaskSVMMap(SVMMap):
 
     Parameters: those of SVMMap, plus ``client``, the dask.distributed Client to use
     (default: the current one, ``dask.distributed.default_client()``).  ``algorithm`` must
-    be "1-slack", ``cache_size`` 0, ``features`` None and ``loss`` "map" or "roc".
+    be "1-slack", ``cache_size`` 0, ``features`` None and ``loss`` a ranking loss (not
+    "acc": every ranking loss's fused pass runs per partition through its plugin).
     ``n_threads`` is the oracle's threads inside each partition's task.
 
     ``fit(X, y, qid)`` takes Dask arrays or DataFrames / Series (numpy arrays are cut into
@@ -85,9 +84,9 @@ class DaskSVMMap(SVMMap):
 
     def _check_params(self):
         super()._check_params()
-        if self.loss not in DISTRIBUTED_LOSSES:
-            raise ValueError(f"DaskSVMMap trains loss in {DISTRIBUTED_LOSSES}, got "
-                             f"{self.loss!r}")
+        if self.loss == "acc":
+            raise ValueError("DaskSVMMap trains the ranking losses, not loss='acc' (a "
+                             "classifier over documents)")
         if self.algorithm != "1-slack" or self.cache_size:
             raise ValueError("DaskSVMMap trains the 1-slack formulation without constraint "
                              "cache only (algorithm='1-slack', cache_size=0): n-slack and "
