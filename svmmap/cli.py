@@ -20,13 +20,22 @@ import argparse
 import contextlib
 import math
 import sys
+import time
 import warnings
 
 from svmstruct_api.options import QP_SOLVERS, QPError
 
 from .atomic import check_output
 from .errors import InputFormatError, SVMMapError, error_line
-from .options import CONVENTIONS, LOSS_HELP, MAX_ABS_VALUE, ORACLES, parse_loss
+from .options import (
+    CONVENTIONS,
+    LOSS_HELP,
+    MAX_ABS_VALUE,
+    METRICS_HELP,
+    ORACLES,
+    parse_loss,
+    parse_metrics,
+)
 
 ALGORITHMS = {0: "n-slack", 3: "1-slack", 4: "1-slack"}
 #: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
@@ -117,7 +126,10 @@ def _learn_parser():
                              "feature map of map and an exact oracle (ndcg: the whole "
                              "ranking; gain 2^label - 1, discount 1/log2(1 + rank))")
     parser.add_argument("-v", dest="verbose", type=int, default=1,
-                        help="0 quiet, 1 final report (default), 2 a line per iteration")
+                        help="0 quiet; 1 (default) the data read, a live progress display "
+                             "on stderr while training (a line every few seconds when stderr "
+                             "is not a terminal) and the final report; 2 a line per "
+                             "iteration instead of the display")
     parser.add_argument("--max-iter", type=_positive_int, default=None,
                         help="stop after this many iterations (model marked not converged)")
     parser.add_argument("--max-time", type=_positive_float, default=None,
@@ -206,9 +218,20 @@ def _classify_parser(prog="svmmap_classify", model_help="model written by svmmap
                              "here the later line first; NDCG gain = label, discount "
                              "1/log2(rank+1)); both count a query without a relevant document "
                              "with AP 0")
+    parser.add_argument("--metrics", type=_metrics, default=None, metavar="LIST",
+                        help=f"what to report, in this order: {METRICS_HELP} (default: MAP, "
+                             "NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
     add_group_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
+
+
+def _metrics(text):
+    try:
+        return ",".join(name + ("" if k is None else f"@{k}")
+                        for name, k in parse_metrics(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _run(prog, debug, action, data_file=None):
@@ -228,6 +251,16 @@ def _run(prog, debug, action, data_file=None):
     return status or 0
 
 
+def _learn_callbacks(verbose):
+    """-v 1: the live progress display on stderr; -v 2: a line per iteration on stdout (the
+    report is printed once, by learn_main, in both)."""
+    from .progress import IterationLines, ProgressDisplay
+
+    if verbose >= 2:
+        return [IterationLines()]
+    return [ProgressDisplay()] if verbose == 1 else []
+
+
 def learn_main(argv=None):
     parser = _learn_parser()
     args = parser.parse_args(argv)
@@ -242,12 +275,12 @@ def learn_main(argv=None):
         params = dict(C=args.C, loss=args.loss, epsilon=args.epsilon,
                       algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                       max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
-                      verbose=1 if args.verbose >= 2 else 0, features=features,
-                      cost_ratio=cost_ratio, qp_solver=args.qp_solver,
+                      features=features, cost_ratio=cost_ratio, qp_solver=args.qp_solver,
                       cache_size=(args.cache_size or DEFAULT_CACHE_SIZE)
                       if args.algorithm == 4 else 0)
         with contextlib.ExitStack() as stack, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            started = time.monotonic()
             if args.dask_workers or args.scheduler:
                 from . import dask as svmmap_dask
 
@@ -257,29 +290,35 @@ def learn_main(argv=None):
                 X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
                                                       max_abs_value=MAX_ABS_VALUE)
                 model = svmmap_dask.DaskSVMMap(**params, client=client)
+                n_queries = None
             else:
                 check_output(args.model_file, [*input_files(args.train_file), args.group])
                 X, y, qid = load_svmlight(args.train_file, group=args.group,
                                           max_abs_value=MAX_ABS_VALUE)
                 model = SVMMap(**params)
+                n_queries = len(np.unique(qid))
+            if args.verbose >= 1 and n_queries is not None:
+                print(f"Read {X.shape[0]} documents, {n_queries} queries, {X.shape[1]} "
+                      f"features from {args.train_file} in {time.monotonic() - started:.1f} s",
+                      flush=True)
             if args.base_columns and max(args.base_columns) >= X.shape[1]:
                 raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
                                        f"does not exist (the data has {X.shape[1]} features)",
                                        args.train_file)
-            model.fit(X, y, qid)
-        for warning in caught:
+            model.fit(X, y, qid, callbacks=_learn_callbacks(args.verbose))
+        for warning in caught if args.verbose >= 1 else ():
             print(f"svmmap_learn: note: {warning.message}", file=sys.stderr)
         result = model.training_result_
         if args.verbose >= 1:
-            n_queries = model.n_queries_ if hasattr(model, "n_queries_") else \
-                len(np.unique(qid))
-            print(f"Read {X.shape[0]} documents, {n_queries} queries, "
-                  f"{X.shape[1]} features from {args.train_file}")
+            if n_queries is None:  # Dask: the shards were read on the workers
+                print(f"Read {X.shape[0]} documents, {model.n_queries_} queries, "
+                      f"{X.shape[1]} features from {args.train_file} in "
+                      f"{time.monotonic() - started:.1f} s (reading and training)")
             if model.features_ is not None:
                 print(f"Binned {len(model.features_.columns_)} base features into "
                       f"{model.features_.n_output_features_} indicator features")
             print(result.report())
-        if not result.converged:
+        if not result.converged and args.verbose >= 1:
             print(f"svmmap_learn: note: training stopped before convergence ({result.status}); "
                   "the model is the best one found and is marked as not converged",
                   file=sys.stderr)
@@ -309,7 +348,8 @@ def classify_main(argv=None):
         scores = model.decision_function(X, qid)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
-            summary = metrics.evaluate(scores, y, qid, convention=args.convention)
+            summary = metrics.evaluate(scores, y, qid, convention=args.convention,
+                                       measures=args.metrics)
             print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "
                   f"({args.convention} convention, {summary['queries']} queries averaged)")
             for name, value in summary.items():

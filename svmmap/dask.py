@@ -43,7 +43,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("svmmap.dask needs Dask: pip install 'svmmap[dask]' "
                       "(dask[distributed])") from exc
 
-from svmstruct_api.callbacks import LogCallback
 from svmstruct_api.learner import OneSlackSSVM
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
@@ -100,9 +99,9 @@ class DaskSVMMap(SVMMap):
 
     # -- training ----------------------------------------------------------------------------
 
-    def fit(self, X, y, qid):
+    def fit(self, X, y, qid, callbacks=None):
         """Train on the documents X with labels y (relevant: y > 0) grouped by qid, all kept
-        on the workers; return self."""
+        on the workers; return self.  ``callbacks`` as in SVMMap.fit."""
         self._check_params()
         client = self._client()
         X, y, qid = aligned_partitions(X, y, qid, client)
@@ -124,7 +123,7 @@ class DaskSVMMap(SVMMap):
                     f"{model.n_all_relevant} with only relevant documents)", stacklevel=2)
             learner = OneSlackSSVM(
                 C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
-                max_time=self.max_time, callbacks=LogCallback() if self.verbose else None,
+                max_time=self.max_time, callbacks=self._callbacks(callbacks),
                 qp_solver=self.qp_solver)
             result = learner.fit(model)
         finally:

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from svmstruct_api.callbacks import LogCallback
+from svmstruct_api.callbacks import LogCallback, as_callbacks
 from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, make_learner
 from svmstruct_api.qp import QP_SOLVERS
 
@@ -55,7 +55,9 @@ class SVMMap(ParamsMixin):
     max_iter, max_time : optional limits on cutting-plane iterations / seconds.
     n_threads : threads for the per-query oracle loop.
     oracle : "divide" (exact divide and conquer, default) or "scan" (plain Algorithm 2).
-    verbose : 0 silent, 1 a progress line per iteration and the final report.
+    verbose : 0 silent; 1 a live progress display on stderr while training (iteration,
+        objectives, gap and violation against their targets, time left; svmmap.progress);
+        2 a line per iteration and the final report on stdout.
     features : None (use X as given) or a svmmap.features.BinnedFeatureMap: the binned
         features of the paper's Section 4.2, fitted on the training data in ``fit`` and
         applied by ``decision_function`` (and saved in the model file).
@@ -96,6 +98,17 @@ class SVMMap(ParamsMixin):
         self.qp_solver = qp_solver
         self.cache_size = cache_size
 
+    def _callbacks(self, callbacks):
+        """The learner's callbacks: ``verbose``'s display, then the caller's."""
+        shown = []
+        if self.verbose == 1:
+            from .progress import ProgressDisplay
+
+            shown = [ProgressDisplay()]
+        elif self.verbose and self.verbose >= 2:
+            shown = [LogCallback()]
+        return shown + as_callbacks(callbacks)
+
     def _check_params(self):
         """ValueError for a parameter out of its domain (the CLI's options have the same)."""
         for name in ("C", "epsilon"):
@@ -131,8 +144,12 @@ class SVMMap(ParamsMixin):
 
     # -- training and prediction -----------------------------------------------------------
 
-    def fit(self, X, y, qid):
-        """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self."""
+    def fit(self, X, y, qid, callbacks=None):
+        """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
+
+        ``callbacks``: one or a list of svmstruct_api.callbacks callbacks (objects with
+        ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
+        told about every cutting-plane iteration, besides what ``verbose`` shows."""
         self._check_params()
         collection = QueryCollection.from_arrays(X, y, qid)  # the one check and grouping
         n_features_in = collection.n_features
@@ -162,7 +179,7 @@ class SVMMap(ParamsMixin):
         _check_memory(plugin.n_features, plugin.n_examples)
         learner = make_learner(
             self.algorithm, C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
-            max_time=self.max_time, callbacks=LogCallback() if self.verbose else None,
+            max_time=self.max_time, callbacks=self._callbacks(callbacks),
             qp_solver=self.qp_solver, cache_size=self.cache_size)
         try:
             result = learner.fit(plugin)

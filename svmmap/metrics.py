@@ -60,7 +60,7 @@ import numpy as np
 
 from .collection import QueryCollection
 from .errors import InputFormatError
-from .options import CONVENTIONS
+from .options import CONVENTIONS, parse_metrics
 
 __all__ = [
     "CONVENTIONS",
@@ -472,24 +472,33 @@ def per_query(
 
 
 def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), docnos=None, *,
-             ptr=None):
+             ptr=None, measures=None):
     """Summary of a ranking: ``{"MAP", "NDCG@k"..., "P@k"..., "MRR", "NDCG", "ROC",
-    "queries"}``.
+    "queries"}``, or with ``measures`` exactly those, in that order.
 
-    Every value is the mean over the convention's queries (``"queries"`` is their number;
-    ROC further skips queries where it is undefined).  ``"NDCG"`` is over the full
-    ranking.  The ranking is computed once.
+    ``measures``: a list of names (or one comma-separated string) as
+    :func:`svmmap.options.parse_metrics` reads them: ``map``, ``map@k``, ``ndcg``,
+    ``ndcg@k``, ``p@k``, ``mrr``, ``roc``, ``acc``; the keys are their upper-case forms
+    (``"NDCG@10"``, ``"P@5"``).  Every value is the mean over the queries (``"queries"`` is
+    their number; ROC further skips queries where it is undefined).  ``"NDCG"`` is over the
+    full ranking.  The ranking is computed once.
     """
+    if measures is None:
+        ks = [_check_k(k, allow_none=False) for k in at]
+        measures = [("map", None), *(("ndcg", k) for k in ks), *(("p", k) for k in ks),
+                    ("mrr", None), ("ndcg", None), ("roc", None)]
+    else:
+        try:
+            measures = parse_metrics(measures if isinstance(measures, str)
+                                     else ",".join(measures))
+        except ValueError as err:
+            raise InputFormatError(str(err)) from None
     r = _Ranking(scores, labels, qid, docnos, convention, ptr)
     mask = r.counted()
-    out = {"MAP": _mean(r.ap(), mask)}
-    ks = [_check_k(k, allow_none=False) for k in at]
-    for k in ks:
-        out[f"NDCG@{k}"] = _mean(r.ndcg(k), mask)
-    for k in ks:
-        out[f"P@{k}"] = _mean(r.precision(k), mask)
-    out["MRR"] = _mean(r.rr(), mask)
-    out["NDCG"] = _mean(r.ndcg(None), mask)
-    out["ROC"] = _mean(r.roc(), mask)
+    out = {}
+    for name, k in measures:
+        kind = _ALIASES.get(name, name)
+        label = name.upper() + ("" if k is None else f"@{k}")
+        out[label] = _mean(_KERNELS[kind](r, k), mask)
     out["queries"] = int(mask.sum())
     return out

@@ -24,6 +24,31 @@ def parse_loss(name):
             and int(cutoff) >= 1:
         return base, int(cutoff)
     raise ValueError(f"loss must be {LOSS_HELP}, got {name!r}")
+#: the measures svmmap_classify --metrics and svmmap.metrics.evaluate(measures=...) report:
+#: these names, and map@k / ndcg@k / p@k for a cutoff k >= 1
+METRICS = ("map", "ndcg", "mrr", "roc", "acc")
+METRICS_HELP = "map, map@k, ndcg, ndcg@k, p@k, mrr, roc or acc (e.g. map,ndcg@10,p@5,mrr)"
+
+
+def parse_metrics(text):
+    """``"map,ndcg@10,p@5,mrr"`` -> ``(("map", None), ("ndcg", 10), ("p", 5), ("mrr", None))``
+    (case-insensitive, in the given order, duplicates dropped).  Raises ValueError naming the
+    accepted names for anything else."""
+    parsed = []
+    for item in text.split(","):
+        name = item.strip().lower()
+        base, at, cutoff = name.partition("@")
+        if not at and base in METRICS:
+            measure = (base, None)
+        elif at and base in ("map", "ndcg", "p") and cutoff.isascii() and cutoff.isdigit() \
+                and int(cutoff) >= 1:
+            measure = (base, int(cutoff))
+        else:
+            raise ValueError(f"unknown metric {item.strip()!r}: expected {METRICS_HELP}")
+        if measure not in parsed:
+            parsed.append(measure)
+    return tuple(parsed)
+
 #: Algorithm 2 variants: exact divide and conquer over the monotone opt_j, or the plain scan
 ORACLES = ("divide", "scan")
 #: evaluation conventions of svmmap.metrics: "letor" (LETOR's scripts: ties in file order,

@@ -117,7 +117,8 @@ def classify_main(argv=None):
         scores = model.decision_function(X)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
-            summary = metrics.evaluate(scores, y, qid, convention=args.convention)
+            summary = metrics.evaluate(scores, y, qid, convention=args.convention,
+                                       measures=args.metrics)
             print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries with a "
                   f"{kind[0]} model ({args.convention} convention, {summary['queries']} "
                   "queries averaged)")
