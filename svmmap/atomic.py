@@ -72,6 +72,7 @@ def write_text_atomically(path, text):
                 _write(handle, text)
             return
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.chmod(tmp, _creation_mode())  # mkstemp makes it 0600; a new file gets the umask's
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
@@ -85,6 +86,13 @@ def write_text_atomically(path, text):
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _creation_mode():
+    """The mode open() gives a new file: 0o666 less the process umask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def _write(handle, text):

@@ -261,9 +261,53 @@ def _learn_callbacks(verbose):
     return [ProgressDisplay()] if verbose == 1 else []
 
 
+#: SVMstruct options svmmap does not have, and what it does instead
+SVMSTRUCT_ONLY = {
+    "-t": "the kernel type: svmmap trains linear ranking functions only (SVMstruct's -t 0); "
+          "--bin N gives the paper's non-linear binned features",
+    "-p": "the slack norm: svmmap uses L1 slacks only (SVMstruct's -p 1)",
+    "-o": "the loss rescaling: svmmap uses margin rescaling only (SVMstruct's -o 2, its "
+          "default)",
+    "-#": "svm-light's QP iteration limit: svmmap solves each working-set QP to a duality gap "
+          "of 0.01*C*epsilon itself; bound training with --max-iter N or --max-time SECONDS",
+    "-f": "the constraint cache size: use --cache-size N (with -w 4)",
+    "-y": "svm-light's verbosity: svmmap has no svm-light inside; -v 0|1|2 sets what it shows",
+}
+
+
+def _refuse_svmstruct_options(parser, argv):
+    """parser.error naming an SVMstruct option svmmap lacks (e.g. ``-t 1``, ``-p2``)."""
+    for token in argv:
+        if token == "--":
+            return
+        option = token[:2]
+        if option in SVMSTRUCT_ONLY and token[:2] != "--":
+            parser.error(f"{option} is an SVMstruct option svmmap does not have: "
+                         f"{SVMSTRUCT_ONLY[option]}")
+
+
+def _looks_like_model_file(path):
+    """True when ``path`` is a readable file whose first non-blank character is '{' (a JSON
+    model file; data files start with a label, a comment or a file name)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(256).lstrip().startswith(b"{")
+    except OSError:
+        return False
+
+
+def _refuse_swapped(parser, data_file, order):
+    """parser.error when the data argument is a model file (arguments in the wrong order)."""
+    if data_file != "-" and _looks_like_model_file(data_file):
+        parser.error(f"{data_file} looks like a model file, not data: the arguments are "
+                     f"{order}")
+
+
 def learn_main(argv=None):
     parser = _learn_parser()
+    _refuse_svmstruct_options(parser, sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    _refuse_swapped(parser, args.train_file, "train_file model_file")
     features, cost_ratio = _learn_options(parser, args)
 
     def learn():
@@ -330,7 +374,9 @@ def learn_main(argv=None):
 
 
 def classify_main(argv=None):
-    args = _classify_parser().parse_args(argv)
+    parser = _classify_parser()
+    args = parser.parse_args(argv)
+    _refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
 
     def classify():
         import numpy as np

@@ -151,6 +151,11 @@ class SVMMap(ParamsMixin):
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
         told about every cutting-plane iteration, besides what ``verbose`` shows."""
         self._check_params()
+        columns = getattr(X, "columns", None)  # a DataFrame: its column names, for export
+        if columns is not None:
+            self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         collection = QueryCollection.from_arrays(X, y, qid)  # the one check and grouping
         n_features_in = collection.n_features
         features = None
