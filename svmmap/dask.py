@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("svmmap.dask needs Dask: pip install 'svmmap[dask]' "
                       "(dask[distributed])") from exc
 
-from svmstruct_api.learner import OneSlackSSVM
+from svmstruct_api.learner import NonFiniteObjective, OneSlackSSVM
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
 from . import metrics
@@ -125,7 +125,10 @@ class DaskSVMMap(SVMMap):
                 C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
                 max_time=self.max_time, callbacks=self._callbacks(callbacks),
                 qp_solver=self.qp_solver)
-            result = learner.fit(model)
+            try:
+                result = learner.fit(model)
+            except NonFiniteObjective as exc:
+                raise InputFormatError(str(exc)) from None
         finally:
             model.release()
         self.coef_, self.intercept_ = result.w, 0.0
