@@ -78,10 +78,11 @@ setup(
     },
     entry_points={
         "console_scripts": [
-            "svmmap_learn=svmmap.cli:learn_main",
-            "svmmap_classify=svmmap.cli:classify_main",
-            "svmmap_baseline_learn=svmmap.baselines.cli:learn_main",
-            "svmmap_baseline_classify=svmmap.baselines.cli:classify_main",
+            # svmmap.console: Ctrl-C during the imports is one line too (issue 12)
+            "svmmap_learn=svmmap.console:learn_main",
+            "svmmap_classify=svmmap.console:classify_main",
+            "svmmap_baseline_learn=svmmap.console:baseline_learn_main",
+            "svmmap_baseline_classify=svmmap.console:baseline_classify_main",
         ]
     },
     cmdclass={"build_py": BuildPyWithData},

@@ -77,6 +77,8 @@ def read_model(path, kind=None):
             f"model file version {version!r} is not supported (this svmmap reads version "
             f"{VERSION})", path)
     found = model_kind(document)
+    if not isinstance(found, str):
+        raise ModelFileError(f"damaged model file: kind {found!r} is not a name", path)
     if kind is not None and found != kind:
         raise ModelFileError(f"this is a {found!r} model file, not a {kind!r} one "
                              "(svmmap.baselines.load_model reads any kind)", path)

@@ -109,6 +109,9 @@ class AdaRank(BaselineRanker):
         """
         self._check_params()
         full = QueryCollection.from_arrays(X, y, qid)
+        if full.n_features == 0:
+            raise InputFormatError("the data has no features: AdaRank's weak rankers are "
+                                   "features, and there is none to choose")
         keep = self._informative(full)
         if len(keep) == 0:
             raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "

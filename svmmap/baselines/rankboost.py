@@ -139,6 +139,9 @@ class RankBoost(BaselineRanker):
         """
         self._check_params()
         full = QueryCollection.from_arrays(X, y, qid)
+        if full.n_features == 0:
+            raise InputFormatError("the data has no features: RankBoost's weak rankers are "
+                                   "features, and there is none to choose")
         if unlabeled is None:
             mask = np.zeros(full.X.shape[0], dtype=bool)
         else:
