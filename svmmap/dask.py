@@ -104,6 +104,10 @@ class DaskSVMMap(SVMMap):
         on the workers; return self.  ``callbacks`` as in SVMMap.fit."""
         self._check_params()
         client = self._client()
+        if _is_dataframe(X):  # the names SVMMap keeps too (svmmap.export uses them)
+            self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         X, y, qid = aligned_partitions(X, y, qid, client)
         model = DistributedRankingModel(X, y, qid, client, self._plugin_params())
         try:
@@ -154,7 +158,7 @@ class DaskSVMMap(SVMMap):
         local = SVMMap(**params)
         for name in ("coef_", "intercept_", "features_", "n_features_in_",
                      "training_result_", "n_queries_used_", "n_queries_without_relevant_",
-                     "n_queries_all_relevant_", "training_info_"):
+                     "n_queries_all_relevant_", "training_info_", "feature_names_in_"):
             if hasattr(self, name):
                 setattr(local, name, getattr(self, name))
         return local

@@ -112,6 +112,7 @@ def test_dataframes_in_and_out(client):
     # the same 6 cutting-plane iterations as in-process (not converged: kept short)
     model = DaskSVMMap(C=10, max_iter=6, client=client).fit(Xd, yd, qd)
     _assert_close(model.coef_, SVMMap(C=10, max_iter=6).fit(X, y, qid).coef_)
+    assert list(model.to_local().feature_names_in_) == list(frame.columns)
     scores = model.predict(Xd)
     assert isinstance(scores, dd.Series)
     np.testing.assert_allclose(scores.compute().to_numpy(), X @ model.coef_)
