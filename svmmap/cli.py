@@ -33,6 +33,8 @@ from .options import (
     MAX_ABS_VALUE,
     METRICS_HELP,
     ORACLES,
+    SELECT_METRIC_HELP,
+    SELECT_METRIC_RE,
     parse_loss,
     parse_metrics,
 )
@@ -75,6 +77,30 @@ def _loss(text):
     return text
 
 
+def _c_values(text):
+    """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more positive finite numbers."""
+    values = [_positive_float(part.strip()) for part in text.split(",")]
+    if len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"a C value is listed twice in {text!r}")
+    return values
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, got {text!r}")
+    return value
+
+
+def _select_metric(text):
+    if not SELECT_METRIC_RE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"must be {SELECT_METRIC_HELP}, got {text!r}")
+    return text.lower()
+
+
 def _column_list(text):
     """'1,3,5-9' -> 0-based columns [0, 2, 4, 5, 6, 7, 8] (the file's 1-based indices)."""
     columns = []
@@ -109,8 +135,20 @@ def _learn_parser():
                                            "files one per line; with --dask-workers or "
                                            "--scheduler a glob of shards (quote it)")
     parser.add_argument("model_file", help="where to write the model (JSON)")
-    parser.add_argument("-c", dest="C", type=_positive_float, default=1.0,
-                        help="trade-off C between training error and margin (default 1)")
+    parser.add_argument("-c", dest="C", type=_c_values, default=[1.0], metavar="C[,C...]",
+                        help="trade-off C between training error and margin (default 1); "
+                             "several values, e.g. 0.1,1,10,100,1000, with --vali or "
+                             "--holdout: trained along a warm-started path from small to "
+                             "large C, the one best on the validation queries kept")
+    parser.add_argument("--vali", default=None, metavar="FILE",
+                        help="validation file that chooses C among the -c values")
+    parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
+                        help="choose C on this fraction of the training queries, held out "
+                             "at random (RankLib's -tvs), instead of a --vali file")
+    parser.add_argument("--select-metric", default="map", type=_select_metric,
+                        metavar="NAME",
+                        help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
+                             "(default map)")
     parser.add_argument("-e", dest="epsilon", type=_positive_float, default=1e-3,
                         help="tolerance on constraint violation (default 0.001)")
     parser.add_argument("-w", dest="algorithm", type=int, choices=sorted(ALGORITHMS), default=3,
@@ -182,6 +220,15 @@ def _learn_options(parser, args):
     """(features, cost_ratio) for SVMMap from the binning and SVM-ACC options."""
     if args.loss != "acc" and (args.acc_variant or args.cost_ratio):
         parser.error("--acc-variant and --cost-ratio apply to -l acc only")
+    if args.vali is not None and args.holdout is not None:
+        parser.error("--vali and --holdout both choose the validation queries: give one")
+    if len(args.C) > 1 and args.vali is None and args.holdout is None:
+        parser.error("several -c values are chosen among on validation queries: give --vali "
+                     "FILE or --holdout FRACTION")
+    if (args.vali is not None or args.holdout is not None) and \
+            (args.dask_workers or args.scheduler):
+        parser.error("choosing C on validation queries (--vali, --holdout) runs on one "
+                     "machine: leave out --dask-workers / --scheduler")
     per_query = PER_QUERY.get(args.acc_variant)
     n_thresholds = args.n_thresholds or (DEFAULT_THRESHOLDS if per_query else None)
     if args.cache_size is not None and args.algorithm != 4:
@@ -316,12 +363,14 @@ def learn_main(argv=None):
         from .estimator import SVMMap
         from .io import input_files, load_svmlight
 
-        params = dict(C=args.C, loss=args.loss, epsilon=args.epsilon,
+        params = dict(loss=args.loss, epsilon=args.epsilon,
                       algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                       max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
                       features=features, cost_ratio=cost_ratio, qp_solver=args.qp_solver,
                       cache_size=(args.cache_size or DEFAULT_CACHE_SIZE)
                       if args.algorithm == 4 else 0)
+        selecting = args.vali is not None or args.holdout is not None
+        fit_options = {}
         with contextlib.ExitStack() as stack, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             started = time.monotonic()
@@ -333,13 +382,23 @@ def learn_main(argv=None):
                     svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
                 X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
                                                       max_abs_value=MAX_ABS_VALUE)
-                model = svmmap_dask.DaskSVMMap(**params, client=client)
+                model = svmmap_dask.DaskSVMMap(C=args.C[0], **params, client=client)
                 n_queries = None
             else:
-                check_output(args.model_file, [*input_files(args.train_file), args.group])
+                vali_files = [] if args.vali is None else input_files(args.vali)
+                check_output(args.model_file,
+                             [*input_files(args.train_file), args.group, *vali_files])
                 X, y, qid = load_svmlight(args.train_file, group=args.group,
                                           max_abs_value=MAX_ABS_VALUE)
-                model = SVMMap(**params)
+                if selecting:
+                    from .model_selection import SVMMapCV
+
+                    model = SVMMapCV(Cs=args.C, select_metric=args.select_metric,
+                                     holdout=args.holdout or 0.2, **params)
+                    fit_options["eval_set"] = None if args.vali is None else load_svmlight(
+                        args.vali, n_features=X.shape[1], max_abs_value=MAX_ABS_VALUE)
+                else:
+                    model = SVMMap(C=args.C[0], **params)
                 n_queries = len(np.unique(qid))
             if args.verbose >= 1 and n_queries is not None:
                 print(f"Read {X.shape[0]} documents, {n_queries} queries, {X.shape[1]} "
@@ -349,7 +408,7 @@ def learn_main(argv=None):
                 raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
                                        f"does not exist (the data has {X.shape[1]} features)",
                                        args.train_file)
-            model.fit(X, y, qid, callbacks=_learn_callbacks(args.verbose))
+            model.fit(X, y, qid, callbacks=_learn_callbacks(args.verbose), **fit_options)
         for warning in caught if args.verbose >= 1 else ():
             print(f"svmmap_learn: note: {warning.message}", file=sys.stderr)
         result = model.training_result_
@@ -361,6 +420,10 @@ def learn_main(argv=None):
             if model.features_ is not None:
                 print(f"Binned {len(model.features_.columns_)} base features into "
                       f"{model.features_.n_output_features_} indicator features")
+            if selecting:
+                source = args.vali if args.vali is not None else \
+                    f"{args.holdout:g} of the training queries held out"
+                print(_path_table(model, source))
             print(result.report())
         if not result.converged and args.verbose >= 1:
             print(f"svmmap_learn: note: training stopped before convergence ({result.status}); "
@@ -371,6 +434,22 @@ def learn_main(argv=None):
         return 130 if result.status == "interrupted" else 0
 
     return _run("svmmap_learn", args.debug, learn, args.train_file)
+
+
+def _path_table(model, source):
+    """The C path of a fitted SVMMapCV as a table, and the chosen C."""
+    selection = model.selection_
+    lines = [f"Model selection by {model.select_metric} on {source}: warm-started path over "
+             f"{len(model.path_)} C values in {selection['seconds']:.2f} s",
+             f"{'C':>10} {'iterations':>10} {'seconds':>8} {'primal':>14} {'dual':>14} "
+             f"{'rel. gap':>9} {'status':>10} {model.select_metric:>9}"]
+    for row in model.path_:
+        chosen = "  <- chosen" if row["C"] == model.C_ else ""
+        lines.append(f"{row['C']:>10g} {row['iterations']:>10d} {row['seconds']:>8.3f} "
+                     f"{row['primal_objective']:>14.8g} {row['dual_objective']:>14.8g} "
+                     f"{row['relative_gap']:>9.2e} {row['status']:>10} "
+                     f"{row['vali']:>9.4f}{chosen}")
+    return "\n".join(lines)
 
 
 def classify_main(argv=None):

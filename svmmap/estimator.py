@@ -151,6 +151,18 @@ class SVMMap(ParamsMixin):
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
         told about every cutting-plane iteration, besides what ``verbose`` shows."""
         self._check_params()
+        prepared = self._prepare(X, y, qid)
+        try:
+            result = self._learner(self.C, callbacks).fit(prepared["plugin"])
+        except NonFiniteObjective as exc:
+            raise InputFormatError(str(exc)) from None
+        self._finish(prepared, result)
+        return self
+
+    def _prepare(self, X, y, qid):
+        """The training problem: the fitted feature map, the plugin over the trainable
+        queries and the counts fit records (a dict), with skipped queries warned about; a
+        DataFrame's column names are kept (feature_names_in_)."""
         columns = getattr(X, "columns", None)  # a DataFrame: its column names, for export
         if columns is not None:
             self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
@@ -179,25 +191,30 @@ class SVMMap(ParamsMixin):
             warnings.warn(
                 f"{skipped} of {collection.n_queries} queries carry no constraint and are "
                 f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
-                "with only relevant documents)", stacklevel=2)
+                "with only relevant documents)", stacklevel=3)
         plugin = self._plugin(trainable)
         _check_memory(plugin.n_features, plugin.n_examples)
-        learner = make_learner(
-            self.algorithm, C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
+        return {"plugin": plugin, "features": features, "n_features_in": n_features_in,
+                "n_queries_used": trainable.n_queries,
+                "n_queries_without_relevant": n_without_relevant,
+                "n_queries_all_relevant": n_all_relevant}
+
+    def _learner(self, C, callbacks=None):
+        """The cutting-plane learner of these parameters at trade-off C."""
+        return make_learner(
+            self.algorithm, C=C, epsilon=self.epsilon, max_iter=self.max_iter,
             max_time=self.max_time, callbacks=self._callbacks(callbacks),
             qp_solver=self.qp_solver, cache_size=self.cache_size)
-        try:
-            result = learner.fit(plugin)
-        except NonFiniteObjective as exc:
-            raise InputFormatError(str(exc)) from None
-        self.coef_, self.intercept_ = plugin.scoring_function(result.w)
-        self.features_ = features
-        self.n_features_in_ = n_features_in
+
+    def _finish(self, prepared, result):
+        """Set the fitted attributes from a TrainingResult of the prepared problem."""
+        self.coef_, self.intercept_ = prepared["plugin"].scoring_function(result.w)
+        self.features_ = prepared["features"]
+        self.n_features_in_ = prepared["n_features_in"]
         self.training_result_ = result
-        self.n_queries_used_ = trainable.n_queries
-        self.n_queries_without_relevant_ = n_without_relevant
-        self.n_queries_all_relevant_ = n_all_relevant
-        return self
+        self.n_queries_used_ = prepared["n_queries_used"]
+        self.n_queries_without_relevant_ = prepared["n_queries_without_relevant"]
+        self.n_queries_all_relevant_ = prepared["n_queries_all_relevant"]
 
     def _plugin(self, collection):
         """The structured model of ``self.loss`` over the training collection."""
@@ -250,7 +267,8 @@ class SVMMap(ParamsMixin):
             "status": result.status, "formulation": result.formulation,
             # NaN (nothing measured: interrupted before the first oracle pass) is written null
             **{key: _finite_or_none(getattr(result, key))
-               for key in ("primal_objective", "dual_objective", "max_violation")},
+               for key in ("primal_objective", "dual_objective", "duality_gap",
+                           "relative_gap", "max_violation")},
             "iterations": result.iterations, "working_set_size": result.working_set_size,
             "n_queries_used": self.n_queries_used_,
             "n_queries_without_relevant": self.n_queries_without_relevant_,
@@ -264,6 +282,8 @@ class SVMMap(ParamsMixin):
                    "training": training}
         if self.features_ is not None:
             content["feature_map"] = self.features_.to_dict()
+        if getattr(self, "selection_", None) is not None:
+            content["selection"] = self.selection_
         write_model(path, content)
 
     @classmethod
@@ -304,6 +324,7 @@ class SVMMap(ParamsMixin):
             model.n_features_in_ = model.features_.n_input_features_
         model.training_result_ = None
         model.training_info_ = document.get("training")
+        model.selection_ = document.get("selection")
         training = model.training_info_ or {}
         if not isinstance(training, dict):
             raise ModelFileError("damaged model file: training is not an object", path)

@@ -2,6 +2,8 @@
 without importing numpy or the extension: ``svmmap_learn --help`` and argument errors need
 only these."""
 
+import re
+
 #: the losses SVMMap optimises: these names, and "ndcg@k" / "p@k" for any cutoff k >= 1
 #: (``parse_loss``; svmmap.estimator picks the plugin of each)
 LOSSES = ("acc", "map", "roc", "ndcg", "mrr", "rprec")
@@ -62,3 +64,8 @@ CONVENTIONS = ("letor", "trec_eval")
 #: values are refused with their place rather than scaled silently (scaling would change
 #: the trade-off C means); 1e100 leaves 1e108 of headroom.
 MAX_ABS_VALUE = 1e100
+
+#: validation measures a C path can be selected by (svmmap.model_selection.validation_measure)
+SELECT_METRIC_RE = re.compile(r"(map|mrr|roc|ndcg(@[1-9][0-9]*)?|p@[1-9][0-9]*)",
+                              re.IGNORECASE | re.ASCII)
+SELECT_METRIC_HELP = "map, ndcg, ndcg@k, p@k, mrr or roc"

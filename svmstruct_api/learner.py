@@ -105,6 +105,11 @@ class TrainingResult:
         """P(w) - D(alpha): an upper bound on how far P(w) is from the optimum."""
         return self.primal_objective - self.dual_objective
 
+    @property
+    def relative_gap(self):
+        """(P(w) - D(alpha)) / P(w): the duality gap relative to the objective."""
+        return self.duality_gap / self.primal_objective if self.primal_objective else math.nan
+
     def report(self):
         """The end-of-training summary, in the spirit of SVMstruct's."""
         lines = [
@@ -117,7 +122,7 @@ class TrainingResult:
             f"Largest violation of a constraint at termination: {self.max_violation:.6g}",
             f"Primal objective value: {self.primal_objective:.10g}",
             f"Dual objective value: {self.dual_objective:.10g}",
-            f"Duality gap: {self.duality_gap:.6g}",
+            f"Duality gap: {self.duality_gap:.6g} (relative {self.relative_gap:.3g})",
             f"Norm of weight vector: |w| = {np.linalg.norm(self.w):.6g}",
         ]
         return "\n".join(lines)
@@ -147,8 +152,9 @@ class ExampleBounds:
 class _Run:
     """The mutable state of one fit: what the loop carries from iteration to iteration."""
 
-    def __init__(self, model, bounds, working_set):
+    def __init__(self, model, bounds, working_set, C):
         self.model = model
+        self.C = C
         self.bounds = bounds
         self.working_set = working_set
         self.regularized = working_set.regularized
@@ -232,13 +238,26 @@ class BaseSSVM:
         n = model.n_examples
         return ExampleBounds(values=np.full(n, self.C / n), total=self.C, uniform=True)
 
-    def _start(self, model):
-        """The state a fit starts from: w = 0 and an empty working set."""
+    def _start(self, model, previous=None):
+        """The state a fit starts from: w = 0 and an empty working set; or, warm-started from
+        the last state of a fit at another C (``previous``, a _Run of the same model), its
+        working set with the bounds set to this C and the multipliers scaled by C / C_previous
+        (a feasible point of the new QP), re-solved: w and the dual objective of that QP."""
         bounds = self._example_bounds(model)
-        working_set = WorkingSet(model.n_features, self._group_bounds(bounds),
-                                 np.asarray(model.regularized, dtype=bool),
-                                 solver=self.qp_solver)
-        return _Run(model, bounds, working_set)
+        if previous is None:
+            working_set = WorkingSet(model.n_features, self._group_bounds(bounds),
+                                     np.asarray(model.regularized, dtype=bool),
+                                     solver=self.qp_solver)
+            return _Run(model, bounds, working_set, self.C)
+        working_set = previous.working_set
+        working_set.rescale_bounds(self._group_bounds(bounds), self.C / previous.C)
+        run = _Run(model, bounds, working_set, self.C)
+        solution = working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon)
+        run.qp_seconds = time.perf_counter() - run.start
+        run.w, run.dual = solution.w, solution.dual_objective
+        run.best = (math.inf, run.w, math.inf)
+        run.idle = np.zeros(len(working_set), dtype=np.int64)
+        return run
 
     def fit(self, model):
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
@@ -247,10 +266,31 @@ class BaseSSVM:
         returns the best w found so far with status "interrupted".  NonFiniteObjective is
         raised when P(w) overflows (values whose squares exceed the float range).
         """
+        return self._fit(model)[0]
+
+    def fit_path(self, model, Cs):
+        """Fit ``model`` at every C of ``Cs`` in increasing order, each fit warm-started from
+        the previous one (see ``_start``); yield the TrainingResult of each C.
+
+        Every fit stops by the rule of ``fit`` (no constraint violated by more than epsilon),
+        so each reaches P(w) <= P*(C) + 1.01 C epsilon, as a cold fit does.  ``self.C`` is
+        restored afterwards.
+        """
+        original, previous = self.C, None
+        try:
+            for C in sorted(float(c) for c in Cs):
+                self.C = C
+                result, previous = self._fit(model, previous)
+                yield result
+        finally:
+            self.C = original
+
+    def _fit(self, model, previous=None):
+        """(TrainingResult, the final _Run) of one fit, warm-started from ``previous``."""
         if model.n_examples == 0:
             raise ValueError("no training example carries a constraint")
         callbacks = as_callbacks(self.callbacks)
-        run = self._start(model)
+        run = self._start(model, previous)
         notify(callbacks, "on_start", self, model)
         status = "max_iter"
         iteration = 0
@@ -272,7 +312,7 @@ class BaseSSVM:
             status = "max_time"
         result = self._result(run, status, iteration)
         notify(callbacks, "on_end", result)
-        return result
+        return result, run
 
     def _iterate(self, run, iteration):
         """One iteration: new constraints (from the cache or an oracle pass) and, if there
@@ -395,8 +435,8 @@ class OneSlackSSVM(BaseSSVM):
     def _group_bounds(self, bounds):
         return [bounds.total]
 
-    def _start(self, model):
-        run = super()._start(model)
+    def _start(self, model, previous=None):
+        run = super()._start(model, previous)
         run.cache = ConstraintCache(model.n_examples, model.n_features, self.cache_size) \
             if self.cache_size else None
         return run

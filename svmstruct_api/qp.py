@@ -178,6 +178,13 @@ class WorkingSet:
         self._alpha_buffer[:m] = self._alpha_buffer[kept]
         self._size = m
 
+    def rescale_bounds(self, group_bounds, factor):
+        """Set the groups' bounds C_g to ``group_bounds``, each ``factor`` times the old one
+        (a change of C), and scale the multipliers by ``factor``: they stay feasible, and an
+        optimum's active set is the natural start for the new QP."""
+        self.group_bounds = np.asarray(group_bounds, dtype=float)
+        self._alpha_buffer[:self._size] *= factor
+
     def slacks(self, w):
         """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w."""
         slack = np.zeros(len(self.group_bounds))

@@ -1,0 +1,95 @@
+"""Model selection along a warm-started C path (svmstruct_api BaseSSVM.fit_path,
+svmmap.model_selection.SVMMapCV, svmmap_learn -c C1,C2,... --vali / --holdout)."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from test_cli import run
+
+from svmmap import SVMMap, dump_svmlight
+from svmmap.collection import QueryCollection
+from svmmap.model_selection import SVMMapCV, holdout_split, validation_measure
+from svmmap.plugins import MapPlugin
+from svmstruct_api.learner import make_learner
+
+from conftest import random_collection
+
+CS = (0.1, 1.0, 10.0, 100.0)
+
+
+@pytest.mark.parametrize("formulation", ["1-slack", "n-slack"])
+def test_warm_started_path_reaches_each_cold_optimum(formulation):
+    X, y, qid = random_collection(seed=11, n_queries=15, docs=(5, 20), n_features=8, rate=0.3)
+    collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
+    plugin = MapPlugin(collection)
+    epsilon = 1e-3
+    warm = list(make_learner(formulation, epsilon=epsilon).fit_path(plugin, CS[::-1]))
+    assert [r.C for r in warm] == list(CS)  # trained from small to large C
+    for result in warm:
+        cold = make_learner(formulation, C=result.C, epsilon=epsilon).fit(plugin)
+        assert result.converged and cold.converged
+        bound = 1.01 * result.C * epsilon
+        # both lie in [P*, P* + bound], and each primal is above the other's dual
+        assert abs(result.primal_objective - cold.primal_objective) <= bound
+        assert result.primal_objective >= cold.dual_objective - 1e-9
+        assert cold.primal_objective >= result.dual_objective - 1e-9
+        assert result.duality_gap <= bound + 1e-9
+
+
+def test_the_path_selects_the_c_of_separate_fits():
+    X, y, qid = random_collection(seed=3, n_queries=30, docs=(5, 20), n_features=8, rate=0.3)
+    train, vali = qid < 20, qid >= 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cv = SVMMapCV(Cs=CS, epsilon=1e-6).fit(X[train], y[train], qid[train],
+                                               eval_set=(X[vali], y[vali], qid[vali]))
+        separate = [SVMMap(C=C, epsilon=1e-6).fit(X[train], y[train], qid[train])
+                    .score(X[vali], y[vali], qid[vali]) for C in CS]
+    assert np.allclose([row["vali"] for row in cv.path_], separate, atol=1e-9)
+    assert cv.C_ == CS[int(np.argmax(separate))]  # ties: the first (smallest) C
+    chosen = SVMMap(C=cv.C_, epsilon=1e-6).fit(X[train], y[train], qid[train])
+    assert np.allclose(cv.coef_, chosen.coef_, atol=1e-3)
+
+
+def test_holdout_and_measures():
+    qid = np.repeat(np.arange(10), 3)
+    held = holdout_split(qid, 0.3, random_state=1)
+    assert len(np.unique(qid[held])) == 3 and not set(qid[held]) & set(qid[~held])
+    with pytest.raises(ValueError, match="select_metric"):
+        validation_measure("ndcg@0")
+    scores, labels = np.array([3.0, 2.0, 1.0]), np.array([0, 1, 0])
+    assert validation_measure("map")(scores, labels, None) == 0.5
+    assert validation_measure("P@2")(scores, labels, None) == 0.5
+
+
+def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
+    X, y, qid = random_collection(seed=5, n_queries=24, docs=(5, 20))
+    train, vali, model = tmp_path / "train.txt", tmp_path / "vali.txt", tmp_path / "m.json"
+    dump_svmlight(train, X[qid < 16], y[qid < 16], qid[qid < 16])
+    dump_svmlight(vali, X[qid >= 16], y[qid >= 16], qid[qid >= 16])
+    out = run("svmmap_learn", "-c", "0.1,1,10", "--vali", vali, train, model).stdout
+    assert "warm-started path over 3 C values" in out and "<- chosen" in out
+    document = json.loads(model.read_text())
+    path = document["selection"]["path"]
+    assert [row["C"] for row in path] == [0.1, 1.0, 10.0]
+    assert document["params"]["C"] == document["selection"]["C"]
+    best = max(path, key=lambda row: row["vali"])["vali"]
+    assert [row["vali"] for row in path if row["C"] == document["params"]["C"]] == [best]
+    assert document["training"]["relative_gap"] >= 0
+    run("svmmap_classify", vali, model, tmp_path / "pred.txt")  # an ordinary model file
+    out = run("svmmap_learn", "-c", "1,10", "--holdout", "0.25", train, model).stdout
+    assert "0.25 of the training queries held out" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-c", "1,10"], "give --vali FILE or --holdout FRACTION"),
+    (["-c", "1,10", "--vali", "v", "--holdout", "0.2"], "give one"),
+    (["--holdout", "1.5"], "must be a fraction"),
+    (["--select-metric", "foo"], "must be map, ndcg"),
+    (["-c", "1,1"], "listed twice"),
+])
+def test_cli_selection_argument_errors(args, message, tmp_path):
+    proc = run("svmmap_learn", *args, tmp_path / "t.txt", tmp_path / "m.json", check=False)
+    assert proc.returncode == 2 and message in proc.stderr
