@@ -96,3 +96,18 @@ def test_interpolated_precision_hand_example():
     both = interpolated_precision(np.r_[scores, scores], np.r_[labels, 0 * labels],
                                   np.repeat([1, 2], 5))
     assert both == pytest.approx(curve)
+
+
+def test_plot_titles_say_data_test_queries_and_convention():
+    from svmmap.experiments.plots import describe
+
+    letor_result = {"data": "../shared/data/OHSUMED", "methods": {
+        "svm-map": {"folds": {"1": {}, "2": {}, "10": {}}}, "prank": {"folds": {"1": {}}}}}
+    assert describe(letor_result, "letor.json") == (
+        "OHSUMED: test queries of folds 1, 2, 10, LETOR convention", "AP")
+    trials_result = {"data": "../shared/data/OHSUMED/Fold1/train.txt x.txt", "trials": 50,
+                     "sizes": [10, 5, 35], "methods": {}}
+    title, measure = describe(trials_result, "trials.json")
+    assert title == "train.txt: test queries of 50 trials (10/5/35 train/vali/test), " \
+                    "LETOR convention"
+    assert measure == "AP summed over the trials testing it"

@@ -63,17 +63,19 @@ def _pyplot():
     return plt
 
 
-def ap_scatter(path, ap_map, ap_other, label_other, title=""):
-    """Scatter of per-query AP, SVM-MAP (y) against ``label_other`` (x); saves a PNG."""
+def ap_scatter(path, ap_map, ap_other, label_other, title="", measure="AP"):
+    """Scatter of a per-query measure (``measure``: "AP", or e.g. "AP summed over 50 trials"),
+    SVM-MAP (y) against ``label_other`` (x); saves a PNG."""
     plt = _pyplot()
     ap_map, ap_other = np.asarray(ap_map), np.asarray(ap_other)
+    top = max(1.0, float(np.max(ap_map, initial=0)), float(np.max(ap_other, initial=0)))
     fig, ax = plt.subplots(figsize=(5, 5), dpi=120)
-    ax.plot([0, 1], [0, 1], color="0.6", linewidth=1, zorder=1)
+    ax.plot([0, top], [0, top], color="0.6", linewidth=1, zorder=1)
     ax.scatter(ap_other, ap_map, s=14, alpha=0.7, edgecolors="none", zorder=2)
     wins, losses = int((ap_map > ap_other).sum()), int((ap_map < ap_other).sum())
-    ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", xlabel=f"{label_other} AP",
-           ylabel="SVM-MAP AP",
-           title=f"{title}\nper-query AP: SVM-MAP above diagonal {wins}, below {losses}")
+    ax.set(xlim=(0, top), ylim=(0, top), aspect="equal", xlabel=f"{label_other}: {measure}",
+           ylabel=f"SVM-MAP: {measure}",
+           title=f"{title}\nper query: SVM-MAP above the diagonal {wins}, below {losses}")
     ax.grid(True, color="0.92")
     fig.tight_layout()
     fig.savefig(path)
@@ -96,6 +98,20 @@ def pr_curves(path, curves, title=""):
     plt.close(fig)
 
 
+def describe(results, source):
+    """(title, per-query measure) of a letor.json / trials.json result: the data set, which
+    test queries (folds, or trials of the train/vali/test sizes) and the convention."""
+    data = Path(str(results["data"]).split()[0]).name
+    if source == "trials.json":
+        n, sizes = results["trials"], results["sizes"]
+        return (f"{data}: test queries of {n} trials ({sizes[0]}/{sizes[1]}/{sizes[2]} "
+                "train/vali/test), LETOR convention", "AP summed over the trials testing it")
+    folds = sorted({str(f) for m in results["methods"].values() for f in m["folds"]},
+                   key=lambda f: (len(f), f))
+    return (f"{data}: test queries of fold{'s' if len(folds) > 1 else ''} "
+            f"{', '.join(folds)}, LETOR convention", "AP")
+
+
 def plot_results(folder, baselines=None):
     """Draw the figures of a letor/trials result folder; returns the written paths."""
     folder = Path(folder)
@@ -106,7 +122,7 @@ def plot_results(folder, baselines=None):
     methods = results["methods"]
     if "svm-map" not in methods:
         raise SVMMapError(f"{found[0]}: no svm-map results to compare against")
-    title = Path(results["data"]).name
+    title, measure = describe(results, found[0].name)
     written = []
     ref = methods["svm-map"]["per_query"]
     for name in baselines or [n for n in methods if n != "svm-map"]:
@@ -115,10 +131,11 @@ def plot_results(folder, baselines=None):
         keys = sorted(ref)
         path = folder / f"ap_scatter_{name}.png"
         ap_scatter(path, [ref[k] for k in keys], [methods[name]["per_query"][k] for k in keys],
-                   methods[name]["label"], title)
+                   methods[name]["label"], title, measure)
         written.append(path)
     path = folder / "precision_recall.png"
-    pr_curves(path, {m["label"]: m["pr11"] for m in methods.values()}, title)
+    pr_curves(path, {m["label"]: m["pr11"] for m in methods.values()},
+              f"{title}\nmean 11-point interpolated precision-recall")
     written.append(path)
     return written
 
