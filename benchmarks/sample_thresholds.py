@@ -1,6 +1,6 @@
 """How the thresholds of the original SVM-MAP sample file relate to the scores.
 
-The sample file shipped with SVM-MAP (../shared/data/svmmap_sample/sample.data: one TREC-9
+The sample file shipped with SVM-MAP (data/svmmap_sample/sample.data: one TREC-9
 topic, 917 documents, 750 binary features = 15 retrieval functions x 50 thresholds) holds
 only the indicators 1[f(d) > k] of Section 4.2, not the scores.  What they still show, per
 function f: whether each document's indicators are a prefix of ones (nested thresholds), and
@@ -12,14 +12,14 @@ thresholds no document passes (above the query's highest score), thresholds pass
 than 5% of the documents, distinct counts, the largest gap to the even per-query-quantile
 counts (fraction of m), and the mean count / m.
 
-    python benchmarks/sample_thresholds.py [--data ../shared/data/svmmap_sample/sample.data]
+    python benchmarks/sample_thresholds.py [--data data/svmmap_sample/sample.data]
 """
 
 import argparse
 import sys
 
 import numpy as np
-from _common import DATA, record
+from _common import ROOT, record
 
 N_THRESHOLDS = 50
 
@@ -49,7 +49,7 @@ def threshold_counts(X, n_thresholds=N_THRESHOLDS):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=str(DATA / "svmmap_sample" / "sample.data"))
+    parser.add_argument("--data", default=str(ROOT / "data" / "svmmap_sample" / "sample.data"))
     args = parser.parse_args(argv)
     from svmmap.io import load_svmlight
 

@@ -30,3 +30,17 @@ def test_per_query_quantiles_fall_evenly_and_global_thresholds_do_not():
     wide = threshold_counts(_indicators(scores, spaced))
     assert all(r["nested"] and r["above_max"] >= 20 and r["max_gap_to_even"] > 0.3
                for r in wide)
+
+
+def test_the_sample_files_thresholds_are_not_per_query_quantiles(tmp_path, monkeypatch):
+    import _common
+    import sample_thresholds
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    rows = sample_thresholds.main([])
+    assert len(rows) == 15 and all(r["nested"] for r in rows)
+    # per-query quantiles: about 2 of 50 thresholds passed by < 5% of the documents, none
+    # passed by no document; the sample: at least 17 per function, and 11 of 15 functions
+    # have thresholds above every score of the query
+    assert min(r["under_5pct"] for r in rows) >= 17
+    assert sum(r["above_max"] > 0 for r in rows) == 11
