@@ -106,3 +106,17 @@ def test_trials_json_records_grid_choices_and_ends(tmp_path):
     assert results["methods"]["best-feature"]["grid"] == [0, 1, 2]
     md = (out / "trials.md").read_text()
     assert "| SVM-MAP | C in 1e-05, 1, 1000 |" in md
+
+
+def test_configure_svms_sets_every_svm_and_keeps_acc3s_own_per_query_map():
+    methods = registry.configure_svms(
+        registry.select_methods(["svm-map", "svm-acc2", "svm-acc3", "best-feature"], None, 50),
+        "minmax", epsilon=1e-4, algorithm="n-slack")
+    made = {m.name: m.factory(m.grid_for(3)[0]) for m in methods}
+    for name in ("svm-map", "svm-acc2", "svm-acc3"):
+        assert (made[name].epsilon, made[name].algorithm) == (1e-4, "n-slack")
+        assert made[name].features.n_thresholds == 50
+    assert made["svm-map"].features.per_query == made["svm-acc2"].features.per_query == "minmax"
+    assert made["svm-acc2"].cost_ratio == "balanced"
+    assert made["svm-acc3"].features.per_query == "percentile"
+    assert isinstance(made["best-feature"], registry.SingleFeature)
