@@ -95,6 +95,7 @@ class ProgressDisplay(Callback):
 
     def on_end(self, result):
         if self._bar is not None:
+            self._bar.refresh()  # the final state once, however fast training was
             self._bar.close()
         elif self._last is not None and self._last.iteration != self._printed:
             self._write(self._last)
