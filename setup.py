@@ -65,10 +65,10 @@ setup(
             "initializedcheck": False,
         },
     ),
-    install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3"],
+    install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3", "scikit-learn>=1.6"],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ruff==0.17.5",
-                 "matplotlib>=3.5", "scikit-learn>=1.1", "lightgbm>=4",
+                 "matplotlib>=3.5", "lightgbm>=4",
                  # tests/test_datasets.py runs setup.py's build_py, which imports Cython
                  "Cython>=3.0",
                  "dask[distributed]>=2023.1"],

@@ -36,7 +36,7 @@ ORACLE_REPEATS = 50
 def fit(method, C, train, max_time):
     loss, cost_ratio, per_query = METHODS[method]
     model = SVMMap(C=C, loss=loss, cost_ratio=cost_ratio, max_time=max_time,
-                   features=BinnedFeatureMap(N_THRESHOLDS, per_query=per_query))
+                   feature_map=BinnedFeatureMap(N_THRESHOLDS, per_query=per_query))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the one Fold1 query without a relevant document
         start = time.perf_counter()
@@ -88,7 +88,7 @@ def oracle_table(train):
     binned Fold1 training queries, for the w of a trained SVM-MAP and for w = 0."""
     trained, _ = fit("SVM-MAP", 1.0, train, None)
     X, y, qid = train
-    collection = QueryCollection.from_arrays(trained.features_.transform(X), y, qid)
+    collection = QueryCollection.from_arrays(trained.feature_map_.transform(X), y, qid)
     collection = collection.trainable()[0]
     relevant, ptr = collection.relevant, collection.ptr
     plugins = {"MAP": MapPlugin(collection), "ROC": RocPlugin(collection)}

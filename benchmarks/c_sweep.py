@@ -52,7 +52,7 @@ def measure(train, test, C, algorithm="1-slack", n_thresholds=None, max_time=300
     features = None if n_thresholds is None else BinnedFeatureMap(n_thresholds)
     formulation, _, qp_solver = algorithm.partition("+")
     model = SVMMap(C=C, epsilon=epsilon, algorithm=formulation, max_time=max_time,
-                   features=features, qp_solver=qp_solver or "smo")
+                   feature_map=features, qp_solver=qp_solver or "smo")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # queries without a relevant document are skipped
         start = time.perf_counter()

@@ -25,13 +25,13 @@ PUBLISHED = {
 
 def adarank(measure):
     def fit(train, vali):
-        model = AdaRank(measure=measure, max_rounds=500).fit(*train, eval_set=vali)
+        model = AdaRank(loss=measure, max_rounds=500).fit(*train, eval_set=vali)
         return model, f"T={model.n_rounds_}"
     return fit
 
 
 def rankboost(train, vali):
-    model = RankBoost(n_rounds=500).fit(*train, eval_set=vali)
+    model = RankBoost(max_rounds=500).fit(*train, eval_set=vali)
     return model, f"T={model.n_rounds_}"
 
 

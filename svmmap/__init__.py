@@ -18,10 +18,11 @@ from .errors import InputFormatError, ModelFileError, SVMMapError  # noqa: E402
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it, imported when the name is first used
-_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".io", "dump_svmlight": ".io"}
+_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".io", "dump_svmlight": ".io",
+         "load_model": ".model_file"}
 
-__all__ = ["SVMMap", "load_svmlight", "dump_svmlight", "SVMMapError", "InputFormatError",
-           "ModelFileError", "__version__"]
+__all__ = ["SVMMap", "load_svmlight", "dump_svmlight", "load_model", "SVMMapError",
+           "InputFormatError", "ModelFileError", "__version__"]
 
 
 def __getattr__(name):

@@ -1,12 +1,17 @@
 """The command-line tools, with SVMstruct's conventions so that old scripts keep working:
 
-    svmmap_learn    [-c C] [-e epsilon] [-w 0|3] [-l LOSS] [-v level]
-                    [--bin N] [--base-columns LIST] [--acc-variant 2|3|4] [--cost-ratio J]
-                    train_file model_file
-    svmmap_classify [-v level] test_file model_file predictions_file
+    svmmap_learn    [-c C] [-e epsilon] [-w 0|3|4] [-l LOSS] [-v level]
+                    [--n-thresholds N] [--base-columns LIST] [--acc-variant 2|3|4]
+                    [--cost-ratio J] train_file model_file
 
-``--bin`` / ``--base-columns`` train on the binned features of Yue et al. (2007), Section
-4.2 (svmmap.features); the model file keeps the thresholds, and svmmap_classify applies them.
+Every option has one long name, the estimator parameter's (``--max-iter`` / ``max_iter``);
+SVMstruct's short flags ``-c -e -w -l -v`` are aliases of ``--C --epsilon --algorithm --loss
+--verbose``; the glossary in README.md lists them all.
+    svmmap_classify [-v level] test_file model_file predictions_file   (any model kind)
+
+``--n-thresholds`` (alias ``--bin``) / ``--base-columns`` train on the binned features of Yue
+et al. (2007), Section 4.2 (svmmap.features); the model file keeps the thresholds, and
+svmmap_classify applies them.
 
 Every error a user can cause is printed as one line ``prog: error: file:line: reason`` with
 exit status 1 (``--debug`` shows the traceback instead); no output file is left half-written.
@@ -18,28 +23,37 @@ imported when a command runs.
 
 import argparse
 import contextlib
-import math
 import sys
 import time
-import warnings
 
-from svmstruct_api.options import QP_SOLVERS, QPError
+from svmstruct_api.options import QP_SOLVERS
 
 from .atomic import check_output
-from .errors import InputFormatError, SVMMapError, error_line
+from .cli_common import (
+    add_group_option,
+    check_params,
+    classify_main,
+    positive_int,
+    refuse_swapped,
+    run,
+    warnings_as_notes,
+)
+from .errors import InputFormatError
 from .options import (
-    CONVENTIONS,
     LOSS_HELP,
     MAX_ABS_VALUE,
-    METRICS_HELP,
     ORACLES,
     SELECT_METRIC_HELP,
     SELECT_METRIC_RE,
     parse_loss,
-    parse_metrics,
 )
 
-ALGORITHMS = {0: "n-slack", 3: "1-slack", 4: "1-slack"}
+__all__ = ["learn_main", "classify_main"]
+
+#: -w / --algorithm: SVMstruct's numbers and the estimator's names; 4 is 1-slack with the
+#: constraint cache
+ALGORITHMS = {"0": "n-slack", "n-slack": "n-slack", "3": "1-slack", "1-slack": "1-slack",
+              "4": "1-slack"}
 #: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
 DEFAULT_CACHE_SIZE = 5
 #: the paper's repairs of SVM-ACC: 2 weighs false negatives (cost ratio), 3 and 4 bin
@@ -47,26 +61,6 @@ DEFAULT_CACHE_SIZE = 5
 ACC_VARIANTS = (2, 3, 4)
 PER_QUERY = {3: "percentile", 4: "minmax"}
 DEFAULT_THRESHOLDS = 50
-
-
-def _positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
-    return value
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
 
 
 def _loss(text):
@@ -78,8 +72,13 @@ def _loss(text):
 
 
 def _c_values(text):
-    """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more positive finite numbers."""
-    values = [_positive_float(part.strip()) for part in text.split(",")]
+    """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more numbers, none twice."""
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(float(part))  # the range is the estimator's check (_learn_model)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {part.strip()!r}") from None
     if len(set(values)) != len(values):
         raise argparse.ArgumentTypeError(f"a C value is listed twice in {text!r}")
     return values
@@ -135,7 +134,8 @@ def _learn_parser():
                                            "files one per line; with --dask-workers or "
                                            "--scheduler a glob of shards (quote it)")
     parser.add_argument("model_file", help="where to write the model (JSON)")
-    parser.add_argument("-c", dest="C", type=_c_values, default=[1.0], metavar="C[,C...]",
+    parser.add_argument("-c", "--C", dest="C", type=_c_values, default=[1.0],
+                        metavar="C[,C...]",
                         help="trade-off C between training error and margin (default 1); "
                              "several values, e.g. 0.1,1,10,100,1000, with --vali or "
                              "--holdout: trained along a warm-started path from small to "
@@ -149,30 +149,31 @@ def _learn_parser():
                         metavar="NAME",
                         help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
                              "(default map)")
-    parser.add_argument("-e", dest="epsilon", type=_positive_float, default=1e-3,
+    parser.add_argument("-e", "--epsilon", type=float, default=1e-3,
                         help="tolerance on constraint violation (default 0.001)")
-    parser.add_argument("-w", dest="algorithm", type=int, choices=sorted(ALGORITHMS), default=3,
-                        help="0: n-slack (the paper's Algorithm 1), 3: 1-slack (default), "
-                             "4: 1-slack with the constraint cache")
-    parser.add_argument("--cache-size", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("-w", "--algorithm", choices=list(ALGORITHMS), default="3",
+                        metavar="{0,3,4,n-slack,1-slack}",
+                        help="0 or n-slack: the paper's Algorithm 1; 3 or 1-slack (default): "
+                             "Joachims et al. 2009; 4: 1-slack with the constraint cache")
+    parser.add_argument("--cache-size", type=int, default=None, metavar="N",
                         help=f"-w 4: outputs remembered per query (default "
                              f"{DEFAULT_CACHE_SIZE})")
-    parser.add_argument("-l", dest="loss", type=_loss, default="map", metavar="LOSS",
-                        help=f"loss to optimise: {LOSS_HELP}.  map: 1 - AP (default); roc: "
+    parser.add_argument("-l", "--loss", type=_loss, default="map", metavar="LOSS",
+                        help=f"what is optimised: {LOSS_HELP}.  map: 1 - AP (default); roc: "
                              "1 - ROC-area; acc: classification error (SVM with bias); "
                              "ndcg@k, mrr, p@k, rprec: 1 - that measure, with the joint "
                              "feature map of map and an exact oracle (ndcg: the whole "
                              "ranking; gain 2^label - 1, discount 1/log2(1 + rank))")
-    parser.add_argument("-v", dest="verbose", type=int, default=1,
+    parser.add_argument("-v", "--verbose", type=int, default=1,
                         help="0 quiet; 1 (default) the data read, a live progress display "
                              "on stderr while training (a line every few seconds when stderr "
                              "is not a terminal) and the final report; 2 a line per "
                              "iteration instead of the display")
-    parser.add_argument("--max-iter", type=_positive_int, default=None,
+    parser.add_argument("--max-iter", type=int, default=None,
                         help="stop after this many iterations (model marked not converged)")
-    parser.add_argument("--max-time", type=_positive_float, default=None,
+    parser.add_argument("--max-time", type=float, default=None,
                         help="stop after this many seconds (model marked not converged)")
-    parser.add_argument("--threads", type=_positive_int, default=1,
+    parser.add_argument("--n-threads", "--threads", dest="n_threads", type=int, default=1,
                         help="threads for the per-query oracle loop (default 1)")
     parser.add_argument("--qp-solver", choices=QP_SOLVERS, default="smo",
                         help="working-set QP: warm-started SMO with cvxopt behind it (default) "
@@ -180,7 +181,7 @@ def _learn_parser():
     parser.add_argument("--oracle", choices=ORACLES, default="divide",
                         help="Algorithm 2 variant: exact divide and conquer (default) or the "
                              "plain scan")
-    parser.add_argument("--bin", dest="n_thresholds", type=_positive_int, default=None,
+    parser.add_argument("--n-thresholds", "--bin", dest="n_thresholds", type=int, default=None,
                         metavar="N",
                         help="replace each base feature f by the indicators 1[f > k] for N "
                              "thresholds k (quantiles of its training values; Section 4.2)")
@@ -188,7 +189,7 @@ def _learn_parser():
                         help="feature indices to bin, e.g. 1,3,5-9 (default all); the others "
                              "are dropped")
     cluster = parser.add_mutually_exclusive_group()
-    cluster.add_argument("--dask-workers", type=_positive_int, default=None, metavar="N",
+    cluster.add_argument("--dask-workers", type=positive_int, default=None, metavar="N",
                          help="train on a Dask LocalCluster of N worker processes on this "
                               "machine (svmmap.dask; needs the [dask] extra)")
     cluster.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -199,8 +200,8 @@ def _learn_parser():
                              "#non-relevant/#relevant times more (or --cost-ratio), 3 bin "
                              "within-query percentiles, 4 bin per-query min-max normalised "
                              f"scores (3 and 4 bin at {DEFAULT_THRESHOLDS} evenly spaced "
-                             "thresholds in [0, 1) unless --bin N)")
-    parser.add_argument("--cost-ratio", type=_positive_float, default=None, metavar="J",
+                             "thresholds in [0, 1) unless --n-thresholds N)")
+    parser.add_argument("--cost-ratio", type=float, default=None, metavar="J",
                         help="with -l acc, cost of a false negative relative to a false "
                              "positive (SVM-light's -j; default 1, or #non-relevant/#relevant "
                              "with --acc-variant 2)")
@@ -209,16 +210,38 @@ def _learn_parser():
     return parser
 
 
-def add_group_option(parser):
-    """--group FILE: query sizes for data without qid: (LightGBM's .query files)."""
-    parser.add_argument("--group", default=None, metavar="FILE",
-                        help="for data without qid: one query size per line, the queries' "
-                             "documents consecutive (default: <data file>.query if present)")
+#: SVMMap parameter -> the svmmap_learn option that sets it
+LEARN_FLAGS = {
+    "C": "-c/--C", "epsilon": "-e/--epsilon", "algorithm": "-w/--algorithm",
+    "loss": "-l/--loss", "max_iter": "--max-iter", "max_time": "--max-time",
+    "n_threads": "--n-threads", "qp_solver": "--qp-solver", "oracle": "--oracle",
+    "cost_ratio": "--cost-ratio", "cache_size": "--cache-size",
+    "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds"}
+
+
+def _learn_model(parser, args):
+    """The parameters of the SVMMap the options describe, validated by SVMMap itself (this
+    imports the estimator: after the argument parsing, not for --help)."""
+    features, cost_ratio = _learn_options(parser, args)
+    from .estimator import SVMMap
+
+    params = dict(C=args.C[0], loss=args.loss, epsilon=args.epsilon,
+                  algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
+                  max_time=args.max_time, n_threads=args.n_threads, oracle=args.oracle,
+                  feature_map=features,
+                  cost_ratio=cost_ratio, qp_solver=args.qp_solver,
+                  cache_size=(DEFAULT_CACHE_SIZE if args.cache_size is None
+                              else args.cache_size) if args.algorithm == "4" else 0)
+    for C in args.C:  # every C of a path, as the estimator checks one
+        check_params(parser, SVMMap(**{**params, "C": C}), LEARN_FLAGS)
+    if features is not None:
+        check_params(parser, features, LEARN_FLAGS)
+    return params
 
 
 def _learn_options(parser, args):
     """(features, cost_ratio) for SVMMap from the binning and SVM-ACC options."""
-    if args.loss != "acc" and (args.acc_variant or args.cost_ratio):
+    if args.loss != "acc" and (args.acc_variant or args.cost_ratio is not None):
         parser.error("--acc-variant and --cost-ratio apply to -l acc only")
     if args.vali is not None and args.holdout is not None:
         parser.error("--vali and --holdout both choose the validation queries: give one")
@@ -230,72 +253,26 @@ def _learn_options(parser, args):
         parser.error("choosing C on validation queries (--vali, --holdout) runs on one "
                      "machine: leave out --dask-workers / --scheduler")
     per_query = PER_QUERY.get(args.acc_variant)
-    n_thresholds = args.n_thresholds or (DEFAULT_THRESHOLDS if per_query else None)
-    if args.cache_size is not None and args.algorithm != 4:
+    n_thresholds = args.n_thresholds if args.n_thresholds is not None else (
+        DEFAULT_THRESHOLDS if per_query else None)
+    if args.cache_size is not None and args.algorithm != "4":
         parser.error("--cache-size sets the constraint cache of -w 4: give -w 4 too")
     if args.base_columns is not None and n_thresholds is None:
-        parser.error("--base-columns selects the features to bin: give --bin N too")
-    cost_ratio = args.cost_ratio or ("balanced" if args.acc_variant == 2 else 1.0)
+        parser.error("--base-columns selects the features to bin: give --n-thresholds N too")
+    cost_ratio = args.cost_ratio if args.cost_ratio is not None else (
+        "balanced" if args.acc_variant == 2 else 1.0)
     if (args.dask_workers or args.scheduler) and (
-            args.algorithm != 3 or args.loss == "acc" or n_thresholds or args.group):
+            ALGORITHMS[args.algorithm] != "1-slack" or args.algorithm == "4"
+            or args.loss == "acc" or n_thresholds or args.group):
         parser.error("--dask-workers / --scheduler train -w 3 (1-slack) with a ranking loss "
-                     "(not -l acc), without --bin, --acc-variant or --group")
+                     "(not -l acc), without --n-thresholds, --acc-variant or --group")
     if n_thresholds is None:
         return None, cost_ratio
     from .features import BinnedFeatureMap
 
     features = BinnedFeatureMap(
-        n_thresholds, columns=args.base_columns, per_query=per_query)
+        n_thresholds, base_columns=args.base_columns, per_query=per_query)
     return features, cost_ratio
-
-
-def _classify_parser(prog="svmmap_classify", model_help="model written by svmmap_learn"):
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Score documents with a trained svmmap model and report ranking metrics.")
-    parser.add_argument("test_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
-                                          "standard input), or an index file")
-    parser.add_argument("model_file", help=model_help)
-    parser.add_argument("predictions_file", help="where to write one score per input line")
-    parser.add_argument("-v", dest="verbose", type=int, default=1,
-                        help="0 quiet, 1 metrics (default)")
-    parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
-                        help="evaluation convention: letor (default; LETOR's scripts: ties "
-                             "in file order, NDCG gain 2^label-1) or trec_eval (ties by docno, "
-                             "here the later line first; NDCG gain = label, discount "
-                             "1/log2(rank+1)); both count a query without a relevant document "
-                             "with AP 0")
-    parser.add_argument("--metrics", type=_metrics, default=None, metavar="LIST",
-                        help=f"what to report, in this order: {METRICS_HELP} (default: MAP, "
-                             "NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
-    add_group_option(parser)
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    return parser
-
-
-def _metrics(text):
-    try:
-        return ",".join(name + ("" if k is None else f"@{k}")
-                        for name, k in parse_metrics(text))
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-
-
-def _run(prog, debug, action, data_file=None):
-    """Run ``action``; turn the errors a user can cause into one line and exit status 1.
-
-    ``data_file``: the data the command read (svmmap.errors.error_line)."""
-    try:
-        status = action()
-    except (SVMMapError, QPError, OSError, MemoryError) as exc:
-        if debug:
-            raise
-        print(f"{prog}: error: {error_line(exc, data_file)}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
-    return status or 0
 
 
 def _learn_callbacks(verbose):
@@ -311,7 +288,7 @@ def _learn_callbacks(verbose):
 #: SVMstruct options svmmap does not have, and what it does instead
 SVMSTRUCT_ONLY = {
     "-t": "the kernel type: svmmap trains linear ranking functions only (SVMstruct's -t 0); "
-          "--bin N gives the paper's non-linear binned features",
+          "--n-thresholds N (alias --bin N) gives the paper's non-linear binned features",
     "-p": "the slack norm: svmmap uses L1 slacks only (SVMstruct's -p 1)",
     "-o": "the loss rescaling: svmmap uses margin rescaling only (SVMstruct's -o 2, its "
           "default)",
@@ -333,29 +310,12 @@ def _refuse_svmstruct_options(parser, argv):
                          f"{SVMSTRUCT_ONLY[option]}")
 
 
-def _looks_like_model_file(path):
-    """True when ``path`` is a readable file whose first non-blank character is '{' (a JSON
-    model file; data files start with a label, a comment or a file name)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(256).lstrip().startswith(b"{")
-    except OSError:
-        return False
-
-
-def _refuse_swapped(parser, data_file, order):
-    """parser.error when the data argument is a model file (arguments in the wrong order)."""
-    if data_file != "-" and _looks_like_model_file(data_file):
-        parser.error(f"{data_file} looks like a model file, not data: the arguments are "
-                     f"{order}")
-
-
 def learn_main(argv=None):
     parser = _learn_parser()
     _refuse_svmstruct_options(parser, sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
-    _refuse_swapped(parser, args.train_file, "train_file model_file")
-    features, cost_ratio = _learn_options(parser, args)
+    refuse_swapped(parser, args.train_file, "train_file model_file")
+    params = _learn_model(parser, args)
 
     def learn():
         import numpy as np
@@ -363,16 +323,10 @@ def learn_main(argv=None):
         from .estimator import SVMMap
         from .io import input_files, load_svmlight
 
-        params = dict(loss=args.loss, epsilon=args.epsilon,
-                      algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
-                      max_time=args.max_time, n_threads=args.threads, oracle=args.oracle,
-                      features=features, cost_ratio=cost_ratio, qp_solver=args.qp_solver,
-                      cache_size=(args.cache_size or DEFAULT_CACHE_SIZE)
-                      if args.algorithm == 4 else 0)
         selecting = args.vali is not None or args.holdout is not None
         fit_options = {}
-        with contextlib.ExitStack() as stack, warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(warnings_as_notes("svmmap_learn", show=args.verbose >= 1))
             started = time.monotonic()
             if args.dask_workers or args.scheduler:
                 from . import dask as svmmap_dask
@@ -382,7 +336,7 @@ def learn_main(argv=None):
                     svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
                 X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
                                                       max_abs_value=MAX_ABS_VALUE)
-                model = svmmap_dask.DaskSVMMap(C=args.C[0], **params, client=client)
+                model = svmmap_dask.DaskSVMMap(**params, client=client)
                 n_queries = None
             else:
                 vali_files = [] if args.vali is None else input_files(args.vali)
@@ -394,11 +348,12 @@ def learn_main(argv=None):
                     from .model_selection import SVMMapCV
 
                     model = SVMMapCV(Cs=args.C, select_metric=args.select_metric,
-                                     holdout=args.holdout or 0.2, **params)
+                                     holdout=args.holdout or 0.2,
+                                     **{k: v for k, v in params.items() if k != "C"})
                     fit_options["eval_set"] = None if args.vali is None else load_svmlight(
                         args.vali, n_features=X.shape[1], max_abs_value=MAX_ABS_VALUE)
                 else:
-                    model = SVMMap(C=args.C[0], **params)
+                    model = SVMMap(**params)
                 n_queries = len(np.unique(qid))
             if args.verbose >= 1 and n_queries is not None:
                 print(f"Read {X.shape[0]} documents, {n_queries} queries, {X.shape[1]} "
@@ -409,17 +364,15 @@ def learn_main(argv=None):
                                        f"does not exist (the data has {X.shape[1]} features)",
                                        args.train_file)
             model.fit(X, y, qid, callbacks=_learn_callbacks(args.verbose), **fit_options)
-        for warning in caught if args.verbose >= 1 else ():
-            print(f"svmmap_learn: note: {warning.message}", file=sys.stderr)
         result = model.training_result_
         if args.verbose >= 1:
             if n_queries is None:  # Dask: the shards were read on the workers
                 print(f"Read {X.shape[0]} documents, {model.n_queries_} queries, "
                       f"{X.shape[1]} features from {args.train_file} in "
                       f"{time.monotonic() - started:.1f} s (reading and training)")
-            if model.features_ is not None:
-                print(f"Binned {len(model.features_.columns_)} base features into "
-                      f"{model.features_.n_output_features_} indicator features")
+            if model.feature_map_ is not None:
+                print(f"Binned {len(model.feature_map_.base_columns_)} base features into "
+                      f"{model.feature_map_.n_output_features_} indicator features")
             if selecting:
                 source = args.vali if args.vali is not None else \
                     f"{args.holdout:g} of the training queries held out"
@@ -433,7 +386,7 @@ def learn_main(argv=None):
         # Ctrl-C: the best model so far is saved; the exit status still says "interrupted"
         return 130 if result.status == "interrupted" else 0
 
-    return _run("svmmap_learn", args.debug, learn, args.train_file)
+    return run("svmmap_learn", args.debug, learn, args.train_file)
 
 
 def _path_table(model, source):
@@ -450,35 +403,3 @@ def _path_table(model, source):
                      f"{row['relative_gap']:>9.2e} {row['status']:>10} "
                      f"{row['vali']:>9.4f}{chosen}")
     return "\n".join(lines)
-
-
-def classify_main(argv=None):
-    parser = _classify_parser()
-    args = parser.parse_args(argv)
-    _refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
-
-    def classify():
-        import numpy as np
-
-        from . import metrics
-        from .atomic import write_text_atomically
-        from .estimator import SVMMap
-        from .io import input_files, load_svmlight
-
-        check_output(args.predictions_file,
-                     [args.model_file, *input_files(args.test_file), args.group])
-        model = SVMMap.load(args.model_file)
-        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
-                                  group=args.group, max_abs_value=MAX_ABS_VALUE)
-        scores = model.decision_function(X, qid)
-        write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
-        if args.verbose >= 1:
-            summary = metrics.evaluate(scores, y, qid, convention=args.convention,
-                                       measures=args.metrics)
-            print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "
-                  f"({args.convention} convention, {summary['queries']} queries averaged)")
-            for name, value in summary.items():
-                if name != "queries":
-                    print(f"{name}: {value:.4f}")
-
-    return _run("svmmap_classify", args.debug, classify, args.test_file)

@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
 try:
     import dask
@@ -61,7 +62,7 @@ class DaskSVMMap(SVMMap):
 
     Parameters: those of SVMMap, plus ``client``, the dask.distributed Client to use
     (default: the current one, ``dask.distributed.default_client()``).  ``algorithm`` must
-    be "1-slack", ``cache_size`` 0, ``features`` None and ``loss`` a ranking loss (not
+    be "1-slack", ``cache_size`` 0, ``feature_map`` None and ``loss`` a ranking loss (not
     "acc": every ranking loss's fused pass runs per partition through its plugin).
     ``n_threads`` is the oracle's threads inside each partition's task.
 
@@ -73,16 +74,19 @@ class DaskSVMMap(SVMMap):
     """
 
     def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
-                 max_time=None, n_threads=1, oracle="divide", verbose=0, features=None,
+                 max_time=None, n_threads=1, oracle="divide", verbose=0, feature_map=None,
                  cost_ratio=1.0, qp_solver="smo", cache_size=0, client=None):
         super().__init__(C=C, loss=loss, epsilon=epsilon, algorithm=algorithm,
                          max_iter=max_iter, max_time=max_time, n_threads=n_threads,
-                         oracle=oracle, verbose=verbose, features=features,
+                         oracle=oracle, verbose=verbose, feature_map=feature_map,
                          cost_ratio=cost_ratio, qp_solver=qp_solver, cache_size=cache_size)
         self.client = client
 
-    def _check_params(self):
-        super()._check_params()
+    _parameter_constraints = {**SVMMap._parameter_constraints, "client": [None, object]}
+
+    def check_params(self):
+        """SVMMap's validation, then what the distributed trainer supports."""
+        super().check_params()
         if self.loss == "acc":
             raise ValueError("DaskSVMMap trains the ranking losses, not loss='acc' (a "
                              "classifier over documents)")
@@ -90,8 +94,8 @@ class DaskSVMMap(SVMMap):
             raise ValueError("DaskSVMMap trains the 1-slack formulation without constraint "
                              "cache only (algorithm='1-slack', cache_size=0): n-slack and "
                              "the cache keep per-query constraints on the client")
-        if self.features is not None:
-            raise ValueError("DaskSVMMap does not fit binned features (features=None): "
+        if self.feature_map is not None:
+            raise ValueError("DaskSVMMap does not fit binned features (feature_map=None): "
                              "bin the data first")
 
     def _client(self):
@@ -102,7 +106,7 @@ class DaskSVMMap(SVMMap):
     def fit(self, X, y, qid, callbacks=None):
         """Train on the documents X with labels y (relevant: y > 0) grouped by qid, all kept
         on the workers; return self.  ``callbacks`` as in SVMMap.fit."""
-        self._check_params()
+        self.check_params()
         client = self._client()
         if _is_dataframe(X):  # the names SVMMap keeps too (svmmap.export uses them)
             self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
@@ -136,7 +140,7 @@ class DaskSVMMap(SVMMap):
         finally:
             model.release()
         self.coef_, self.intercept_ = result.w, 0.0
-        self.features_ = None
+        self.feature_map_ = None
         self.n_features_in_ = model.n_features
         self.training_result_ = result
         self.n_queries_used_ = model.n_examples
@@ -153,12 +157,14 @@ class DaskSVMMap(SVMMap):
 
     def to_local(self):
         """The plain SVMMap with the same parameters, coefficients and training record."""
-        self._check_fitted()
-        params = {key: value for key, value in self.get_params().items() if key != "client"}
+        check_is_fitted(self)
+        params = {key: value for key, value in self.get_params(deep=False).items()
+                  if key != "client"}
         local = SVMMap(**params)
-        for name in ("coef_", "intercept_", "features_", "n_features_in_",
+        for name in ("coef_", "intercept_", "feature_map_", "n_features_in_",
+                     "feature_names_in_",
                      "training_result_", "n_queries_used_", "n_queries_without_relevant_",
-                     "n_queries_all_relevant_", "training_info_", "feature_names_in_"):
+                     "n_queries_all_relevant_"):
             if hasattr(self, name):
                 setattr(local, name, getattr(self, name))
         return local
@@ -204,9 +210,9 @@ class DaskSVMMap(SVMMap):
     def load(cls, path, client=None):
         """Read a model file written by save (of this class or of SVMMap)."""
         local = SVMMap.load(path)
-        params = local.get_params()
+        params = local.get_params(deep=False)
         model = cls(**params, client=client)
-        model._check_params()
+        model.check_params()
         for name, value in vars(local).items():
             if name.endswith("_"):
                 setattr(model, name, value)

@@ -1,22 +1,22 @@
-"""SVMMap: the estimator users train and apply (scikit-learn manners, no scikit-learn needed)."""
+"""SVMMap: the estimator users train and apply (a scikit-learn estimator, svmmap.base)."""
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import clone
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from svmstruct_api.callbacks import LogCallback, as_callbacks
-from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, make_learner
+from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, TrainingResult, make_learner
 from svmstruct_api.qp import QP_SOLVERS
 
-from . import metrics
-from .collection import QueryCollection, check_features
-from .errors import InputFormatError, ModelFileError
+from .base import BaseRanker
+from .collection import QueryCollection
+from .errors import InputFormatError
 from .features import BinnedFeatureMap
-from .model_file import DAMAGED_MODEL_ERRORS, read_model, write_model
-from .options import MEASURE_KINDS, ORACLES, parse_loss
-from .params import ParamsMixin
+from .options import LOSS_HELP, LOSSES, MEASURE_KINDS, ORACLES, parse_loss
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
-from .plugins.accuracy import resolve_cost_ratio
 
 #: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
 PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin,
@@ -25,7 +25,26 @@ PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin,
 MAX_FEATURES = 2**27
 
 
-class SVMMap(ParamsMixin):
+class _LossName(StrOptions):
+    """scikit-learn parameter constraint: a loss name options.parse_loss accepts (the fixed
+    names and the cutoff forms ndcg@k, p@k; a StrOptions so scikit-learn's validation takes
+    it)."""
+
+    def __init__(self):
+        super().__init__(set(LOSSES))
+
+    def is_satisfied_by(self, val):
+        try:
+            parse_loss(val)
+        except ValueError:
+            return False
+        return True
+
+    def __str__(self):
+        return LOSS_HELP
+
+
+class SVMMap(BaseRanker):
     """Linear ranking function trained by a structural SVM (Yue et al., SIGIR 2007).
 
     Solves  min_w 1/2 |w|^2 + C/n sum_q xi_q  s.t. for every training query q and every
@@ -58,7 +77,7 @@ class SVMMap(ParamsMixin):
     verbose : 0 silent; 1 a live progress display on stderr while training (iteration,
         objectives, gap and violation against their targets, time left; svmmap.progress);
         2 a line per iteration and the final report on stdout.
-    features : None (use X as given) or a svmmap.features.BinnedFeatureMap: the binned
+    feature_map : None (use X as given) or a svmmap.features.BinnedFeatureMap: the binned
         features of the paper's Section 4.2, fitted on the training data in ``fit`` and
         applied by ``decision_function`` (and saved in the model file).
     cost_ratio : loss="acc" only: J, the cost of a false negative relative to a false
@@ -73,16 +92,40 @@ class SVMMap(ParamsMixin):
     ----------------------
     coef_ : ndarray (n_features,), the weight vector w.
     intercept_ : float, 0.0 for the ranking losses, the bias b for loss="acc".
-    features_ : the fitted BinnedFeatureMap, or None.
+    feature_map_ : the fitted BinnedFeatureMap (a clone of ``feature_map``), or None.
     training_result_ : svmstruct_api.learner.TrainingResult (objectives, iterations, history).
+        After ``load`` it holds what the model file keeps: status, objectives, largest
+        violation, iterations, working-set size (timings are NaN, slack None, history empty).
     n_queries_used_, n_queries_without_relevant_, n_queries_all_relevant_ : int.
+    n_features_in_, feature_names_in_ : the input's columns (names only from a DataFrame).
+
+    ``save(path)`` / ``SVMMap.load(path)`` (svmmap.base, svmmap.model_file) write and read
+    the model file; n_threads, verbose and max_time are run-time settings, not saved.
     """
 
-    #: the fitted feature map; set by fit and load (None: the model scores X as given)
-    features_ = None
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, np.inf, closed="neither")],
+        "loss": [_LossName()],
+        "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
+        "algorithm": [StrOptions(set(FORMULATIONS))],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "max_time": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "n_threads": [Interval(Integral, 1, None, closed="left")],
+        "oracle": [StrOptions(set(ORACLES))],
+        "verbose": ["verbose"],
+        "feature_map": [BinnedFeatureMap, None],
+        "cost_ratio": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"balanced"})],
+        "qp_solver": [StrOptions(set(QP_SOLVERS))],
+        "cache_size": [Interval(Integral, 0, None, closed="left")],
+    }
+    _parameter_scopes = {"cache_size": ("algorithm", {"1-slack"}),
+                         "cost_ratio": ("loss", {"acc"})}
+    KIND = "svmmap"
+    _runtime_params = ("n_threads", "verbose", "max_time")
+    _min_features = 0  # lines without features train (every score 0)
 
     def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
-                 max_time=None, n_threads=1, oracle="divide", verbose=0, features=None,
+                 max_time=None, n_threads=1, oracle="divide", verbose=0, feature_map=None,
                  cost_ratio=1.0, qp_solver="smo", cache_size=0):
         self.C = C
         self.loss = loss
@@ -93,10 +136,12 @@ class SVMMap(ParamsMixin):
         self.n_threads = n_threads
         self.oracle = oracle
         self.verbose = verbose
-        self.features = features
+        self.feature_map = feature_map
         self.cost_ratio = cost_ratio
         self.qp_solver = qp_solver
         self.cache_size = cache_size
+
+    # -- training and prediction -----------------------------------------------------------
 
     def _callbacks(self, callbacks):
         """The learner's callbacks: ``verbose``'s display, then the caller's."""
@@ -109,48 +154,14 @@ class SVMMap(ParamsMixin):
             shown = [LogCallback()]
         return shown + as_callbacks(callbacks)
 
-    def _check_params(self):
-        """ValueError for a parameter out of its domain (the CLI's options have the same)."""
-        for name in ("C", "epsilon"):
-            if not _positive_finite(getattr(self, name)):
-                raise ValueError(f"{name} must be a positive finite number, "
-                                 f"got {getattr(self, name)!r}")
-        if self.max_time is not None and not _positive_finite(self.max_time):
-            raise ValueError(f"max_time must be None or a positive finite number of seconds, "
-                             f"got {self.max_time!r}")
-        for name, allow_none in (("max_iter", True), ("n_threads", False)):
-            value = getattr(self, name)
-            if not (value is None and allow_none or _positive_integer(value)):
-                raise ValueError(f"{name} must be {'None or ' if allow_none else ''}a positive "
-                                 f"integer, got {value!r}")
-        parse_loss(self.loss)  # raises ValueError naming the accepted losses
-        if self.algorithm not in FORMULATIONS:
-            raise ValueError(f"algorithm must be one of {FORMULATIONS}, got {self.algorithm!r}")
-        if not (isinstance(self.cache_size, (int, np.integer)) and self.cache_size >= 0):
-            raise ValueError(f"cache_size must be a non-negative integer, "
-                             f"got {self.cache_size!r}")
-        if self.cache_size and self.algorithm != "1-slack":
-            raise ValueError("cache_size applies to algorithm='1-slack' only")
-        if self.qp_solver not in QP_SOLVERS:
-            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {self.qp_solver!r}")
-        if self.oracle not in ORACLES:
-            raise ValueError(f"oracle must be one of {ORACLES}, got {self.oracle!r}")
-        if self.features is not None and not isinstance(self.features, BinnedFeatureMap):
-            raise ValueError(f"features must be None or a BinnedFeatureMap, "
-                             f"got {self.features!r}")
-        resolve_cost_ratio(self.cost_ratio, 1, 1)  # raises ValueError if malformed
-        if self.cost_ratio != 1.0 and self.loss != "acc":
-            raise ValueError(f"cost_ratio applies to loss='acc' only, got loss={self.loss!r}")
-
-    # -- training and prediction -----------------------------------------------------------
-
-    def fit(self, X, y, qid, callbacks=None):
-        """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
+    def fit(self, X, y, qid=None, callbacks=None):
+        """Train on documents X with labels y (relevant: y > 0) grouped by qid (None: all rows
+        are one query); return self.
 
         ``callbacks``: one or a list of svmstruct_api.callbacks callbacks (objects with
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
         told about every cutting-plane iteration, besides what ``verbose`` shows."""
-        self._check_params()
+        self.check_params()
         prepared = self._prepare(X, y, qid)
         try:
             result = self._learner(self.C, callbacks).fit(prepared["plugin"])
@@ -161,19 +172,13 @@ class SVMMap(ParamsMixin):
 
     def _prepare(self, X, y, qid):
         """The training problem: the fitted feature map, the plugin over the trainable
-        queries and the counts fit records (a dict), with skipped queries warned about; a
-        DataFrame's column names are kept (feature_names_in_)."""
-        columns = getattr(X, "columns", None)  # a DataFrame: its column names, for export
-        if columns is not None:
-            self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        collection = QueryCollection.from_arrays(X, y, qid)  # the one check and grouping
-        n_features_in = collection.n_features
-        features = None
-        if self.features is not None:
-            features = BinnedFeatureMap(**self.features.get_params())
-            collection = features.fit_transform_collection(collection)
+        queries and the counts fit records (a dict), with skipped queries warned about."""
+        X, y, qid = self._validate_training_data(X, y, qid)
+        collection = QueryCollection.from_arrays(X, y, qid)  # the one finiteness check, grouping
+        feature_map = None
+        if self.feature_map is not None:
+            feature_map = clone(self.feature_map)
+            collection = feature_map.fit_transform_collection(collection)
         if collection.n_features > MAX_FEATURES:
             raise InputFormatError(
                 f"X has {collection.n_features} features (highest feature index): more than "
@@ -194,7 +199,7 @@ class SVMMap(ParamsMixin):
                 "with only relevant documents)", stacklevel=3)
         plugin = self._plugin(trainable)
         _check_memory(plugin.n_features, plugin.n_examples)
-        return {"plugin": plugin, "features": features, "n_features_in": n_features_in,
+        return {"plugin": plugin, "feature_map": feature_map,
                 "n_queries_used": trainable.n_queries,
                 "n_queries_without_relevant": n_without_relevant,
                 "n_queries_all_relevant": n_all_relevant}
@@ -202,15 +207,16 @@ class SVMMap(ParamsMixin):
     def _learner(self, C, callbacks=None):
         """The cutting-plane learner of these parameters at trade-off C."""
         return make_learner(
-            self.algorithm, C=C, epsilon=self.epsilon, max_iter=self.max_iter,
-            max_time=self.max_time, callbacks=self._callbacks(callbacks),
-            qp_solver=self.qp_solver, cache_size=self.cache_size)
+            self.algorithm, C=float(C), epsilon=float(self.epsilon),
+            max_iter=None if self.max_iter is None else int(self.max_iter),
+            max_time=None if self.max_time is None else float(self.max_time),
+            callbacks=self._callbacks(callbacks), qp_solver=self.qp_solver,
+            cache_size=self.cache_size)
 
     def _finish(self, prepared, result):
         """Set the fitted attributes from a TrainingResult of the prepared problem."""
         self.coef_, self.intercept_ = prepared["plugin"].scoring_function(result.w)
-        self.features_ = prepared["features"]
-        self.n_features_in_ = prepared["n_features_in"]
+        self.feature_map_ = prepared["feature_map"]
         self.training_result_ = result
         self.n_queries_used_ = prepared["n_queries_used"]
         self.n_queries_without_relevant_ = prepared["n_queries_without_relevant"]
@@ -226,45 +232,32 @@ class SVMMap(ParamsMixin):
             return MeasurePlugin(collection, self.loss, n_threads=self.n_threads)
         return MapPlugin(collection, n_threads=self.n_threads, oracle=self.oracle)
 
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise ValueError("this SVMMap is not fitted yet: call fit or SVMMap.load first")
-
     def decision_function(self, X, qid=None):
         """Scores w.phi(x) + b, one per row of X (rank a query's documents by them,
         descending); phi is the fitted feature map, if any.  ``qid`` is needed only by a
         feature map that works within queries (``per_query``)."""
-        self._check_fitted()
-        X = check_features(X)
-        n_inputs = len(self.coef_) if self.features_ is None else \
-            self.features_.n_input_features_
-        if X.shape[1] != n_inputs:
-            raise InputFormatError(
-                f"X has {X.shape[1]} features but the model was trained with {n_inputs}")
-        if self.features_ is not None:
-            if self.features_.needs_qid and qid is None:
+        X, qid = self._validate_X(X, qid)
+        if self.feature_map_ is not None:
+            if self.feature_map_.needs_qid and qid is None:
                 raise InputFormatError(
-                    f"the model's feature map (per_query={self.features_.per_query!r}) works "
-                    "within queries: pass qid to decision_function")
-            X = self.features_.transform(X, qid)
+                    f"the model's feature map (per_query={self.feature_map_.per_query!r}) "
+                    "works within queries: pass qid to decision_function")
+            X = self.feature_map_.transform(X, qid)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
-    predict = decision_function
+    def predict(self, X, qid=None):
+        """The ranking scores of decision_function (a ranker predicts scores to sort by)."""
+        return self.decision_function(X, qid=qid)
 
-    def score(self, X, y, qid, convention="letor"):
-        """MAP of the ranking by decision_function (svmmap.metrics, LETOR convention unless
-        ``convention="trec_eval"``)."""
-        return metrics.mean_average_precision(self.decision_function(X, qid), y, qid,
-                                              convention=convention)
+    # -- persistence (svmmap.base.BaseRanker.save / load, svmmap.model_file) -----------------
 
-    # -- persistence -------------------------------------------------------------------------
-
-    def save(self, path):
-        """Write the model to ``path`` (versioned JSON, written atomically)."""
-        self._check_fitted()
+    def _fitted_state(self):
+        model = {"coef": [float(v) for v in self.coef_], "intercept": float(self.intercept_)}
+        if self.feature_map_ is not None:
+            model.update(self.feature_map_.fitted_state())  # its thresholds
         result = self.training_result_
         training = None if result is None else {
-            "status": result.status, "formulation": result.formulation,
+            "status": result.status,
             # NaN (nothing measured: interrupted before the first oracle pass) is written null
             **{key: _finite_or_none(getattr(result, key))
                for key in ("primal_objective", "dual_objective", "duality_gap",
@@ -274,64 +267,52 @@ class SVMMap(ParamsMixin):
             "n_queries_without_relevant": self.n_queries_without_relevant_,
             "n_queries_all_relevant": self.n_queries_all_relevant_,
         }
-        params = self.get_params()
-        if self.features is not None:
-            params["features"] = self.features.get_params()
-        content = {"params": params, "n_features": len(self.coef_),
-                   "coef": [float(v) for v in self.coef_], "intercept": float(self.intercept_),
-                   "training": training}
-        if self.features_ is not None:
-            content["feature_map"] = self.features_.to_dict()
-        if getattr(self, "selection_", None) is not None:
-            content["selection"] = self.selection_
-        write_model(path, content)
+        if training is not None and getattr(self, "selection_", None) is not None:
+            training["selection"] = self.selection_  # the C path of svmmap_learn -c C1,C2,...
+        return model, training
 
     @classmethod
-    def load(cls, path):
-        """Read a model written by ``save``; ModelFileError (one line) for any file that is
-        not one."""
-        document = read_model(path, kind="svmmap")
-        try:
-            return cls._from_document(document, path)
-        except ModelFileError:
-            raise
-        except DAMAGED_MODEL_ERRORS as exc:
-            raise ModelFileError(f"damaged model file ({type(exc).__name__}: {exc})",
-                                 path) from None
+    def _params_from_file(cls, params):
+        params = dict(params)
+        if isinstance(params.get("feature_map"), dict):
+            params["feature_map"] = BinnedFeatureMap(**params["feature_map"])
+        return params
 
-    @classmethod
-    def _from_document(cls, document, path):
-        try:
-            params = dict(document["params"])
-            if isinstance(params.get("features"), dict):
-                params["features"] = BinnedFeatureMap(**params["features"])
-            model = cls(**params)
-            model._check_params()
-        except (TypeError, ValueError) as exc:
-            raise ModelFileError(f"damaged model file: bad params ({exc})", path) from None
-        model.coef_ = np.array(document["coef"], dtype=np.float64)
-        model.intercept_ = float(document["intercept"])
-        model.features_ = None
-        model.n_features_in_ = len(model.coef_)
-        if "feature_map" in document:
-            try:
-                model.features_ = BinnedFeatureMap.from_dict(document["feature_map"])
-            except ValueError as exc:
-                raise ModelFileError(f"damaged model file: {exc}", path) from None
-            if model.features_.n_output_features_ != len(model.coef_):
-                raise ModelFileError("damaged model file: the feature map does not match coef",
-                                     path)
-            model.n_features_in_ = model.features_.n_input_features_
-        model.training_result_ = None
-        model.training_info_ = document.get("training")
-        model.selection_ = document.get("selection")
-        training = model.training_info_ or {}
-        if not isinstance(training, dict):
-            raise ModelFileError("damaged model file: training is not an object", path)
-        model.n_queries_used_ = training.get("n_queries_used")
-        model.n_queries_without_relevant_ = training.get("n_queries_without_relevant")
-        model.n_queries_all_relevant_ = training.get("n_queries_all_relevant")
-        return model
+    def _restore(self, model, training):
+        coef = np.array(model["coef"], dtype=np.float64)
+        intercept = float(model["intercept"])
+        if coef.ndim != 1 or not np.all(np.isfinite(coef)) or not np.isfinite(intercept):
+            raise ValueError("coef / intercept hold a non-number")
+        self.feature_map_ = None
+        n_weights = self.n_features_in_
+        if self.feature_map is not None:
+            self.feature_map_ = clone(self.feature_map).restore(model,
+                                                          self.n_features_in_)
+            n_weights = self.feature_map_.n_output_features_
+        if len(coef) != n_weights:
+            raise ValueError(f"coef has {len(coef)} weights, the model's features are "
+                             f"{n_weights}")
+        self.coef_, self.intercept_ = coef, intercept
+        self.training_result_ = None
+        self.n_queries_used_ = self.n_queries_without_relevant_ = None
+        self.n_queries_all_relevant_ = None
+        self.selection_ = None
+        if training is None:
+            return
+        self.selection_ = training.get("selection")
+        self.n_queries_used_ = int(training["n_queries_used"])
+        self.n_queries_without_relevant_ = int(training["n_queries_without_relevant"])
+        self.n_queries_all_relevant_ = int(training["n_queries_all_relevant"])
+        nan = float("nan")
+        self.training_result_ = TrainingResult(
+            w=np.append(coef, intercept) if self.loss == "acc" else coef.copy(),
+            formulation=self.algorithm, C=float(self.C), epsilon=float(self.epsilon),
+            status=str(training["status"]),
+            **{key: nan if training[key] is None else float(training[key])
+               for key in ("primal_objective", "dual_objective", "max_violation")},
+            slack=None, iterations=int(training["iterations"]),
+            working_set_size=int(training["working_set_size"]),
+            seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[])
 
 
 #: dense float64 vectors of length d that training holds besides one per example (the
@@ -370,15 +351,6 @@ def _available_memory():
     except (ImportError, OSError, KeyError, ValueError):
         return None
     return max(available, 0)
-
-
-def _positive_finite(value):
-    return isinstance(value, (int, float, np.integer, np.floating)) and \
-        not isinstance(value, bool) and bool(np.isfinite(value)) and value > 0
-
-
-def _positive_integer(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
 
 
 def _finite_or_none(value):

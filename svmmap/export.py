@@ -40,7 +40,7 @@ import numpy as np
 
 from .atomic import check_output, write_text_atomically
 from .errors import InputFormatError, ModelFileError, SVMMapError
-from .model_file import model_kind, read_model
+from .model_file import load_model
 
 __all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_ranklib_linear", "export"]
 
@@ -49,30 +49,25 @@ RANKLIB_NAME = "Linear Regression"
 
 
 def linear_weights(model):
-    """``(coef, intercept, description)`` of a fitted linear ranker or a model file's path.
+    """``(coef, intercept, description)`` of a fitted linear ranker or a model file's path
+    (any kind: svmmap.model_file.load_model).
 
     Refuses models that are not linear in the data's features: RankBoost's thresholds and
-    SVMs trained on binned features (``--bin``), whose weights are over indicators."""
-    if isinstance(model, dict):
-        document = model
-    elif hasattr(model, "coef_"):
-        document = {"kind": type(model).__name__.lower(), "coef": list(model.coef_),
-                    "intercept": float(getattr(model, "intercept_", 0.0)),
-                    "params": {"features": getattr(model, "features_", None),
-                               "loss": getattr(model, "loss", None)}}
-    else:
-        document = read_model(model)
-    kind = model_kind(document)
-    if "coef" not in document:
+    SVMs trained on binned features (``--n-thresholds``), whose weights are over
+    indicators."""
+    if not hasattr(model, "get_params"):
+        model = load_model(model)
+    kind = getattr(model, "KIND", None) or type(model).__name__.lower()
+    if not hasattr(model, "coef_"):
         raise ModelFileError(f"a {kind} model is not a linear function of the features: "
                              "only linear models can be exported")
-    if document.get("params", {}).get("features") is not None:
-        raise ModelFileError("the model was trained on binned features (--bin): it is linear "
-                             "in the indicator features, not in the data's features, so "
-                             "neither format can hold it")
-    coef = np.asarray(document["coef"], dtype=np.float64)
-    intercept = float(document.get("intercept", 0.0) or 0.0)
-    loss = document.get("params", {}).get("loss")
+    if getattr(model, "feature_map_", None) is not None:
+        raise ModelFileError("the model was trained on binned features (--n-thresholds): it "
+                             "is linear in the indicator features, not in the data's "
+                             "features, so neither format can hold it")
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    intercept = float(getattr(model, "intercept_", 0.0) or 0.0)
+    loss = getattr(model, "loss", None)
     description = kind + (f", loss {loss}" if loss else "")
     return coef, intercept, description
 

@@ -20,8 +20,13 @@ feature that is 0 on every training document), so that they are dense where the 
 after a per-query transform, the n evenly spaced values 0, 1/n, ..., (n-1)/n of [0, 1).
 """
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from .collection import QueryCollection, check_features, query_index
 from .errors import InputFormatError
@@ -29,39 +34,41 @@ from .errors import InputFormatError
 PER_QUERY = (None, "percentile", "minmax")
 
 
-class BinnedFeatureMap:
+class BinnedFeatureMap(BaseEstimator):
     """phi(x, d) = [1[f(d|x) > k] for k in K_f] for every base function f (module docstring).
 
     Parameters
     ----------
     n_thresholds : int >= 1, thresholds per base function (at most; duplicates are removed).
-    columns : sequence of 0-based column indices of X that are base functions (feature
+    base_columns : sequence of 0-based column indices of X that are base functions (feature
         index i of an SVMlight file is column i - 1), or None for all columns.
     per_query : None, "percentile" or "minmax": make each score relative to its query
         first (module docstring); ``transform`` then needs the query ids.
 
     Attributes (after fit)
     ----------------------
-    columns_ : ndarray of the base columns used, in output order.
+    base_columns_ : ndarray of the base columns used, in output order.
     thresholds_ : list of increasing float arrays, K_f of each base column.
     n_input_features_ : number of columns of X at fit time.
     n_output_features_ : total number of indicator features.
     """
 
-    def __init__(self, n_thresholds=50, columns=None, per_query=None):
+    _parameter_constraints = {
+        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "base_columns": ["array-like", None],
+        "per_query": [StrOptions({p for p in PER_QUERY if p}), None],
+    }
+
+    def __init__(self, n_thresholds=50, base_columns=None, per_query=None):
         self.n_thresholds = n_thresholds
-        self.columns = columns
+        self.base_columns = base_columns
         self.per_query = per_query
 
-    def get_params(self):
-        """The constructor parameters (JSON-ready)."""
-        columns = None if self.columns is None else [int(c) for c in self.columns]
-        return {"n_thresholds": self.n_thresholds, "columns": columns,
+    def json_params(self):
+        """The constructor parameters, JSON-ready (``get_params`` returns them as given)."""
+        columns = None if self.base_columns is None else [int(c) for c in self.base_columns]
+        return {"n_thresholds": self.n_thresholds, "base_columns": columns,
                 "per_query": self.per_query}
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"BinnedFeatureMap({args})"
 
     @property
     def needs_qid(self):
@@ -72,13 +79,13 @@ class BinnedFeatureMap:
 
     def fit(self, X, qid=None):
         """Choose the thresholds on training data; return self."""
-        self._check_params()
+        self.check_params()
         X = check_features(X)
         return self._fit(X, self._grouping(X, qid))
 
     def transform(self, X, qid=None):
         """The indicator features of X (scipy CSR, float64, one row per row of X)."""
-        self._check_fitted()
+        check_is_fitted(self)
         X = check_features(X)
         if X.shape[1] != self.n_input_features_:
             raise InputFormatError(f"X has {X.shape[1]} features but the feature map was "
@@ -92,7 +99,7 @@ class BinnedFeatureMap:
         """Fit on a QueryCollection and return it with the indicator features in place of
         its X: the collection's checks and grouping are used as they are (nothing is
         checked or grouped again)."""
-        self._check_params()
+        self.check_params()
         grouped = collection.grouping() if self.per_query is not None else None
         self._fit(collection.X, grouped)
         return collection.with_features(self._transform(collection.X, grouped))
@@ -111,8 +118,7 @@ class BinnedFeatureMap:
         return grouping
 
     def _fit(self, X, grouping):
-        columns = np.arange(X.shape[1]) if self.columns is None else _check_columns(
-            self.columns, X.shape[1])
+        columns = self._resolve_columns(X.shape[1])
         scores = self._base_scores(X, grouping, columns)
         n = self.n_thresholds
         if self.per_query is None:
@@ -123,14 +129,14 @@ class BinnedFeatureMap:
                 thresholds.append(candidates[candidates < values.max()])
         else:
             thresholds = [np.arange(n) / n for _ in columns]
-        self.columns_ = columns
+        self.base_columns_ = columns
         self.thresholds_ = thresholds
         self.n_input_features_ = X.shape[1]
         self.n_output_features_ = int(sum(len(k) for k in thresholds))
         return self
 
     def _transform(self, X, grouping):
-        scores = self._base_scores(X, grouping, self.columns_)
+        scores = self._base_scores(X, grouping, self.base_columns_)
         counts = np.empty(scores.shape, dtype=np.int64)  # thresholds below each score
         for c, (thresholds, values) in enumerate(zip(self.thresholds_, scores.T)):
             counts[:, c] = np.searchsorted(thresholds, values, side="left")
@@ -151,22 +157,19 @@ class BinnedFeatureMap:
 
     # -- persistence ---------------------------------------------------------------------------
 
-    def to_dict(self):
-        """Parameters and fitted thresholds as a JSON-ready dict (see ``from_dict``)."""
-        self._check_fitted()
-        return {**self.get_params(), "n_input_features": int(self.n_input_features_),
-                "base_columns": [int(c) for c in self.columns_],
-                "thresholds": [[float(v) for v in k] for k in self.thresholds_]}
+    def fitted_state(self):
+        """The fitted thresholds as a JSON-ready dict; the parameters (hence the base
+        columns) and the number of input features are the model file's ``params`` and
+        ``n_features_in``, not repeated here (see ``restore``)."""
+        check_is_fitted(self)
+        return {"thresholds": [[float(v) for v in k] for k in self.thresholds_]}
 
-    @classmethod
-    def from_dict(cls, document):
-        """The fitted map written by ``to_dict``; ValueError if the dict is malformed."""
+    def restore(self, state, n_input_features):
+        """Set the fitted thresholds written by ``fitted_state``; ValueError if malformed."""
         try:
-            fitted = cls(document["n_thresholds"], document["columns"], document["per_query"])
-            fitted._check_params()
-            n_input = document["n_input_features"]
-            columns = _check_columns(document["base_columns"], n_input)
-            thresholds = [np.array(k, dtype=np.float64) for k in document["thresholds"]]
+            self.check_params()
+            columns = self._resolve_columns(n_input_features)
+            thresholds = [np.array(k, dtype=np.float64) for k in state["thresholds"]]
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed feature map ({exc!r})") from None
         except InputFormatError as exc:
@@ -176,40 +179,40 @@ class BinnedFeatureMap:
                 for k in thresholds):
             raise ValueError("malformed feature map: thresholds must be one increasing list "
                              "of finite numbers per base column")
-        fitted.columns_ = columns
-        fitted.thresholds_ = thresholds
-        fitted.n_input_features_ = int(n_input)
-        fitted.n_output_features_ = int(sum(len(k) for k in thresholds))
-        return fitted
+        self.base_columns_ = columns
+        self.thresholds_ = thresholds
+        self.n_input_features_ = int(n_input_features)
+        self.n_output_features_ = int(sum(len(k) for k in thresholds))
+        return self
 
     # -- validation ----------------------------------------------------------------------------
 
-    def _check_params(self):
-        n = self.n_thresholds
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n_thresholds must be a positive integer, got {n!r}")
-        if self.per_query not in PER_QUERY:
-            raise ValueError(f"per_query must be one of {PER_QUERY}, got {self.per_query!r}")
+    def _resolve_columns(self, n_features):
+        """The base columns as int64 indices of an X with ``n_features`` columns."""
+        if self.base_columns is None:
+            return np.arange(n_features)
+        return _check_columns(self.base_columns, n_features)
 
-    def _check_fitted(self):
-        if not hasattr(self, "thresholds_"):
-            raise ValueError("this BinnedFeatureMap is not fitted yet: call fit first")
+    def check_params(self):
+        """Validate the parameters (``_parameter_constraints``); InvalidParameterError."""
+        self._validate_params()
 
 
 def _check_columns(columns, n_features):
     try:
         columns = np.asarray(columns)
     except (TypeError, ValueError):
-        raise InputFormatError(f"columns must be integers, got {columns!r}") from None
+        raise InputFormatError(f"base_columns must be integers, got {columns!r}") from None
     if columns.ndim != 1 or (len(columns) and columns.dtype.kind not in "iu"):
-        raise InputFormatError(f"columns must be a list of integers, got {columns.tolist()!r}")
+        raise InputFormatError(f"base_columns must be a list of integers, got "
+                               f"{columns.tolist()!r}")
     columns = columns.astype(np.int64)
     bad = columns[(columns < 0) | (columns >= n_features)]
     if len(bad):
         raise InputFormatError(f"column {int(bad[0])} does not exist: X has {n_features} "
                                "columns (0-based)")
     if len(np.unique(columns)) != len(columns):
-        raise InputFormatError("columns lists a column more than once")
+        raise InputFormatError("base_columns lists a column more than once")
     return columns
 
 

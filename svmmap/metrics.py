@@ -502,3 +502,36 @@ def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), doc
         out[label] = _mean(_KERNELS[kind](r, k), mask)
     out["queries"] = int(mask.sum())
     return out
+
+
+#: the recall levels of the 11-point interpolated precision-recall curve
+RECALL_LEVELS = np.linspace(0.0, 1.0, 11)
+
+
+def interpolated_precision(scores, labels, qid):
+    """Mean 11-point interpolated precision over the queries with a relevant document.
+
+    Per query, ranked by score descending (ties in input order, the LETOR convention), the
+    interpolated precision at recall level r is ``max{precision@k : recall@k >= r}`` (0 if
+    no rank reaches r), for r = 0, 0.1, ..., 1 (trec_eval's ``iprec_at_recall``); relevant
+    means label > 0.  Returns an array of 11 values (NaN if no query has a relevant document).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.float64)
+    groups = QueryCollection.from_qid(np.asarray(qid))
+    curves = []
+    for a, b in zip(groups.ptr[:-1], groups.ptr[1:]):
+        rows = groups.rows[a:b]
+        ranked = labels[rows[np.argsort(-scores[rows], kind="stable")]] > 0
+        n_rel = ranked.sum()
+        if n_rel == 0:
+            continue
+        hits = np.cumsum(ranked)
+        precision = hits / np.arange(1, len(ranked) + 1)
+        recall = hits / n_rel
+        # best precision at or after each rank, then at the first rank reaching each level
+        best_after = np.maximum.accumulate(precision[::-1])[::-1]
+        first = np.searchsorted(recall, RECALL_LEVELS - 1e-12)
+        curves.append(np.where(first < len(ranked),
+                               best_after[np.minimum(first, len(ranked) - 1)], 0.0))
+    return np.mean(curves, axis=0) if curves else np.full(len(RECALL_LEVELS), np.nan)

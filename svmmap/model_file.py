@@ -1,54 +1,81 @@
-"""The model file: versioned JSON, written atomically, read back exactly.
+"""The model file: one format and one loader for every kind of model svmmap trains.
 
-Layout (version 1)::
+Layout (version 2)::
 
-    {"format": "svmmap-model", "version": 1,
-     "kind": "svmmap" | "adarank" | "rankboost" | "prank",   (absent means "svmmap")
-     "params": {...the estimator's constructor parameters...},
-     "n_features": d, "coef": [w_1, ..., w_d], "intercept": b,
-     "training": {...deterministic facts about the run: status, objectives, iterations...}}
+    {"format": "svmmap-model", "version": 2,
+     "kind": "svmmap" | "adarank" | "rankboost" | "prank",
+     "params": {...the estimator's model parameters...},
+     "n_features_in": d,                   (columns of the X the model was trained on)
+     "feature_names_in": [...],            (only when fit saw a DataFrame)
+     "model": {...the fitted state, kind-specific...},
+     "training": {...the training record: deterministic facts about the run...}}
 
-``coef`` / ``intercept`` are required for the linear kinds; a non-linear model (RankBoost's
-sum of thresholds) leaves them out and stores its own fields, checked by its ``load``.
+Every key is the name of the estimator's parameter or attribute (``n_features_in`` is
+``n_features_in_``; the glossary in README.md), and every fact is stored once: nothing in
+``model`` or ``training`` repeats a parameter or another entry (the feature map's settings,
+hence its base columns, are in ``params``, its fitted thresholds in ``model``; AdaRank's
+``coef_`` is rebuilt from its weak rankers).  Run-time settings -- threads, verbosity, time
+limits (each estimator's ``_runtime_params``) -- change how a model is trained, not what it
+is, and are not written; a loaded model has their defaults.  Timings are left out too, so the
+same data and options give a byte-identical file.  Floats are written with Python's
+shortest round-tripping repr, so a loaded model scores exactly as the saved one did.
 
-Floats are written with Python's shortest round-tripping repr, so a loaded model scores
-exactly as the saved one did.  Timings are left out so that the same data and options give a
-byte-identical file.
+``MODEL_KINDS`` is the registry of kinds; ``load_model`` reads a file of any kind, and each
+estimator's ``load`` reads its own.  Version-1 files (kind absent means "svmmap"; fitted state
+at the top level; run-time settings among the parameters) are converted on reading by
+``_upgrade_v1`` and load as before.
 """
 
+import importlib
 import json
-import math
 from pathlib import Path
 
 from .atomic import write_text_atomically
 from .errors import ModelFileError
 
 FORMAT = "svmmap-model"
-VERSION = 1
+VERSION = 2
+#: every version this code reads
+READABLE_VERSIONS = (1, 2)
 #: what building a model from a hostile document can raise besides ModelFileError; the
 #: loaders turn each into one ModelFileError line
 DAMAGED_MODEL_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError,
                         OverflowError, RecursionError)
 
+#: kind -> "module:class" of its estimator (imported only when a file of that kind is read)
+MODEL_KINDS = {
+    "svmmap": "svmmap.estimator:SVMMap",
+    "adarank": "svmmap.baselines.adarank:AdaRank",
+    "rankboost": "svmmap.baselines.rankboost:RankBoost",
+    "prank": "svmmap.baselines.prank:PRank",
+}
+
 
 def write_model(path, content):
     """Write ``content`` (a dict of the layout above, without format/version) to ``path``
     atomically: a temporary file in the same directory is renamed over the target."""
-    path = Path(path)
     document = {"format": FORMAT, "version": VERSION, **content}
     text = json.dumps(document, indent=1, sort_keys=False, allow_nan=False) + "\n"
-    write_text_atomically(path, text)
+    write_text_atomically(Path(path), text)
 
 
-def model_kind(document):
-    """The kind of model a file holds ("svmmap" for files written before kinds existed)."""
-    return document.get("kind", "svmmap")
+def model_class(kind):
+    """The estimator class of a model kind."""
+    module, name = MODEL_KINDS[kind].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def load_model(path):
+    """Load a model file written by any svmmap estimator, whatever its kind."""
+    document = read_model(path)
+    return model_class(document["kind"])._from_document(document, path)
 
 
 def read_model(path, kind=None):
-    """Read and check a model file; return its dict.  Raises ModelFileError for a missing,
-    unreadable, truncated, foreign or newer-version file, and for a model of another kind
-    than ``kind`` (when given)."""
+    """Read and check a model file; return its dict in the version-2 layout.  Raises
+    ModelFileError for a missing, unreadable, truncated, foreign or newer-version file, an
+    unknown kind, and a model of another kind than ``kind`` (when given).  The kind-specific
+    content is checked by the estimator that restores it."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -72,40 +99,89 @@ def read_model(path, kind=None):
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelFileError("not an svmmap model file", path)
     version = document.get("version")
-    if version != VERSION:
+    if version not in READABLE_VERSIONS:
         raise ModelFileError(
-            f"model file version {version!r} is not supported (this svmmap reads version "
-            f"{VERSION})", path)
-    found = model_kind(document)
+            f"model file version {version!r} is not supported (this svmmap reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))})", path)
+    if version == 1:
+        document = _upgrade_v1(document, path)
+    found = document.get("kind")
     if not isinstance(found, str):
         raise ModelFileError(f"damaged model file: kind {found!r} is not a name", path)
+    if found not in MODEL_KINDS:
+        raise ModelFileError(f"unknown model kind {found!r}", path)
     if kind is not None and found != kind:
         raise ModelFileError(f"this is a {found!r} model file, not a {kind!r} one "
-                             "(svmmap.baselines.load_model reads any kind)", path)
-    n_features = document.get("n_features")
-    if found != "svmmap" and "coef" not in document:
-        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 0:
-            raise ModelFileError("damaged model file: n_features missing", path)
-        if not isinstance(document.get("params"), dict):
-            raise ModelFileError("damaged model file: params missing", path)
-        return document
-    coef = document.get("coef")
-    if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
-        raise ModelFileError("damaged model file: coef does not match n_features", path)
-    if not all(map(_finite_number, coef)):
-        raise ModelFileError("damaged model file: coef holds a non-number", path)
-    if not _finite_number(document.get("intercept")):
-        raise ModelFileError("damaged model file: intercept is not a number", path)
-    if not isinstance(document.get("params"), dict):
-        raise ModelFileError("damaged model file: params missing", path)
+                             "(svmmap.model_file.load_model reads any kind)", path)
+    n_features = document.get("n_features_in")
+    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 0:
+        raise ModelFileError("damaged model file: n_features_in is not a whole number >= 0",
+                             path)
+    for key in ("params", "model"):
+        if not isinstance(document.get(key), dict):
+            raise ModelFileError(f"damaged model file: {key} missing", path)
+    if not isinstance(document.get("training"), (dict, type(None))):
+        raise ModelFileError("damaged model file: training is not a record", path)
     return document
 
 
-def _finite_number(value):
-    """True for an int or float (not a bool) that is a finite float64."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
+def _upgrade_v1(document, path):
+    """The version-2 layout of a version-1 document (same facts, each stored once)."""
+    kind = document.get("kind", "svmmap")
+    params = document.get("params")
+    training = document.get("training")
+    if not isinstance(params, dict) or not isinstance(training, (dict, type(None))):
+        raise ModelFileError("damaged model file: params missing", path)
+    params = {k: v for k, v in params.items() if k not in V1_RUNTIME_PARAMS}
+    training = dict(training or {}) or None
+    v2 = {"kind": kind, "n_features_in": document.get("n_features")}
     try:
-        return math.isfinite(float(value))
-    except OverflowError:  # an integer beyond the float range
-        return False
+        if kind == "svmmap":
+            model = {"coef": document["coef"], "intercept": document["intercept"]}
+            _check_v1_coef(document, path)
+            if "feature_map" in document:
+                v2["n_features_in"] = document["feature_map"]["n_input_features"]
+                model["thresholds"] = document["feature_map"]["thresholds"]
+            if isinstance(params.get("features"), dict):
+                params["feature_map"] = _renamed(params.pop("features"),
+                                                 {"columns": "base_columns"})
+            elif "features" in params:
+                params["feature_map"] = params.pop("features")
+            if training is not None:
+                training.pop("formulation", None)  # params["algorithm"]
+        elif kind == "adarank":
+            model = {"features": training.pop("features"), "alphas": training.pop("alphas"),
+                     "n_rounds": training.pop("n_rounds")}
+            training["history"] = None  # version 1 did not keep the round-by-round record
+            params = _renamed(params, {"measure": "loss", "k": "ndcg_k"})
+        elif kind == "rankboost":
+            model = {**document["weak_rankers"], "n_rounds": document["n_rounds"]}
+            params = _renamed(params, {"n_rounds": "max_rounds"})
+        elif kind == "prank":
+            model = {"coef": document["coef"], "rank_thresholds": document["thresholds"],
+                     "classes": document["classes"]}
+            training = {"n_updates": training["updates"], "rank_loss": training["rank_loss"]}
+        else:
+            model = {}
+    except DAMAGED_MODEL_ERRORS as exc:
+        raise ModelFileError(f"damaged version-1 {kind} model file ({type(exc).__name__}: "
+                             f"{exc})", path) from None
+    v2["params"] = params
+    v2["model"] = model
+    v2["training"] = training
+    return v2
+
+
+def _renamed(params, names):
+    """``params`` with the keys of ``names`` (old -> new) renamed."""
+    return {names.get(key, key): value for key, value in params.items()}
+
+
+#: the run-time settings version 1 wrote among the parameters
+V1_RUNTIME_PARAMS = ("n_threads", "verbose", "max_time")
+
+
+def _check_v1_coef(document, path):
+    coef, n_features = document.get("coef"), document.get("n_features")
+    if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
+        raise ModelFileError("damaged model file: coef does not match n_features", path)

@@ -9,8 +9,11 @@ fraction ``holdout`` of the training queries (RankLib's ``-tvs``).  Ties go to t
 
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 
 from . import metrics
 from .collection import check_features
@@ -74,19 +77,27 @@ class SVMMapCV(SVMMap):
 
     def __init__(self, Cs=(0.1, 1, 10, 100, 1000), loss="map", epsilon=1e-3,
                  algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
-                 oracle="divide", verbose=0, features=None, cost_ratio=1.0, qp_solver="smo",
+                 oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
                  cache_size=0, select_metric="map", holdout=0.2, random_state=0):
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
-                         verbose=verbose, features=features, cost_ratio=cost_ratio,
+                         verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
                          qp_solver=qp_solver, cache_size=cache_size)
         self.Cs = Cs
         self.select_metric = select_metric
         self.holdout = holdout
         self.random_state = random_state
 
-    def _check_params(self):
-        super()._check_params()
+    _parameter_constraints = {
+        **{name: rule for name, rule in SVMMap._parameter_constraints.items() if name != "C"},
+        "Cs": ["array-like"],
+        "select_metric": [str],
+        "holdout": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def check_params(self):
+        super().check_params()
         Cs = np.asarray(self.Cs, dtype=float)
         if Cs.ndim != 1 or len(Cs) == 0 or not np.all(np.isfinite(Cs) & (Cs > 0)):
             raise ValueError(f"Cs must be a non-empty list of positive finite numbers, "
@@ -97,7 +108,7 @@ class SVMMapCV(SVMMap):
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
         ((X, y, qid) of validation documents), or on held-out training queries.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
-        self._check_params()
+        self.check_params()
         measure = validation_measure(self.select_metric)
         if eval_set is None:
             held = holdout_split(np.asarray(qid), self.holdout, self.random_state)
@@ -116,7 +127,7 @@ class SVMMapCV(SVMMap):
         path, results = [], []
         for result in self._learner(Cs[0], callbacks).fit_path(plugin, Cs):
             coef, intercept = plugin.scoring_function(result.w)
-            scores = self._scores(coef, intercept, prepared["features"], X_vali, qid_vali)
+            scores = self._scores(coef, intercept, prepared["feature_map"], X_vali, qid_vali)
             path.append({"C": result.C, "iterations": result.iterations,
                          "seconds": result.seconds,
                          "primal_objective": result.primal_objective,
@@ -135,8 +146,8 @@ class SVMMapCV(SVMMap):
 
     def best_estimator(self):
         """A plain SVMMap with C = C_ holding the chosen model (what ``save`` writes)."""
-        self._check_fitted()
-        params = {k: v for k, v in self.get_params().items()
+        check_is_fitted(self)
+        params = {k: v for k, v in self.get_params(deep=False).items()
                   if k not in ("Cs", "select_metric", "holdout", "random_state")}
         model = SVMMap(C=self.C_, **params)
         model.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_")})

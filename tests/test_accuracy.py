@@ -181,10 +181,10 @@ def test_baselines_train_and_predict_through_the_cli_on_ohsumed(name, ohsumed_fo
     scores = np.loadtxt(predictions)
     model = SVMMap.load(model_file)
     np.testing.assert_array_equal(scores, model.decision_function(X, qid))
-    assert model.training_info_["status"] == "converged"
+    assert model.training_result_.status == "converged"
     assert (model.intercept_ == 0.0) == (name == "roc")
     assert model.cost_ratio == ("balanced" if name == "acc2" else 1.0)
-    assert model.features_.per_query == {"acc3": "percentile", "acc4": "minmax"}.get(name)
+    assert model.feature_map_.per_query == {"acc3": "percentile", "acc4": "minmax"}.get(name)
     test_map = metrics.mean_average_precision(scores, y, qid)
     assert f"MAP: {test_map:.4f}" in capsys.readouterr().out
     rng = np.random.default_rng(0)

@@ -40,7 +40,7 @@ def test_theorem_1_and_monotone_training_measure(measure, seed, tol):
     """tol=None is the plain Figure-1 algorithm (h_t is the weighted argmax, every round kept);
     tol=0 rolls back rounds that do not raise the training measure."""
     X, y, qid = graded(seed)
-    model = AdaRank(measure=measure, max_rounds=30, tol=tol).fit(X, y, qid)
+    model = AdaRank(loss=measure, max_rounds=30, tol=tol).fit(X, y, qid)
     assert len(model.features_) == 30 if tol is None else len(model.features_) >= 1
     weak = np.column_stack([per_query(measure, X[:, j], y, qid) for j in range(X.shape[1])])
     n = len(np.unique(qid))
@@ -79,7 +79,7 @@ def test_theorem_1_and_monotone_training_measure(measure, seed, tol):
 def test_stops_when_every_query_is_perfect_and_caps_alpha():
     X, y, qid = graded(3)
     X = np.column_stack([X, y + 0.0])  # the label itself: E = 1 on every query
-    model = AdaRank(measure="map").fit(X, y, qid)
+    model = AdaRank(loss="map").fit(X, y, qid)
     assert list(model.features_) == [X.shape[1] - 1]
     assert np.all(np.isfinite(model.coef_)) and model.alphas_[0] > 10
     assert model.score(X, y, qid) == 1.0
@@ -104,14 +104,14 @@ def test_eval_set_picks_the_best_validation_round():
 
 
 def test_params_and_validation():
-    model = AdaRank(measure="ndcg", k=5)
-    assert model.get_params() == {"measure": "ndcg", "k": 5, "max_rounds": 500, "tol": 0.0,
+    model = AdaRank(loss="ndcg", ndcg_k=5)
+    assert model.get_params() == {"loss": "ndcg", "ndcg_k": 5, "max_rounds": 500, "tol": 0.0,
                                   "verbose": 0}
-    assert model.set_params(k=3) is model and model.k == 3
-    with pytest.raises(ValueError, match="unknown parameter"):
+    assert model.set_params(ndcg_k=3) is model and model.ndcg_k == 3
+    with pytest.raises(ValueError, match="Invalid parameter"):
         model.set_params(C=1)
-    with pytest.raises(ValueError, match="measure"):
-        AdaRank(measure="auc").fit(*graded(0))
+    with pytest.raises(ValueError, match="loss"):
+        AdaRank(loss="auc").fit(*graded(0))
     with pytest.raises(ValueError, match="not fitted"):
         AdaRank().decision_function(np.zeros((2, 3)))
 

@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from svmmap import load_svmlight, metrics
-from svmmap.baselines import AdaRank, PRank, RankBoost, load_model
+from svmmap import load_model, load_svmlight, metrics
+from svmmap.baselines import AdaRank, PRank, RankBoost
 from svmmap.errors import ModelFileError
 
 from conftest import data_file, random_collection
@@ -21,12 +21,12 @@ def _collection(seed, max_grade=1, **shape):
 
 
 CASES = {  # estimator, its parameters, training data, fit's keyword arguments, another kind
-    "adarank": (AdaRank, dict(measure="ndcg", k=5, max_rounds=10),
+    "adarank": (AdaRank, dict(loss="ndcg", ndcg_k=5, max_rounds=10),
                 _collection(7, 2, n_queries=15, docs=(8, 20), n_features=8, rate=0.4), {},
                 RankBoost),
     "prank": (PRank, dict(n_epochs=5),
               _collection(5, 3, n_queries=10, docs=(10, 30), n_features=5), {}, AdaRank),
-    "rankboost": (RankBoost, dict(n_rounds=30), _collection(4, n_queries=15),
+    "rankboost": (RankBoost, dict(max_rounds=30), _collection(4, n_queries=15),
                   {"eval_set": _collection(5, n_queries=10)}, PRank),
 }
 
@@ -47,8 +47,8 @@ def test_save_load_round_trip_and_kind(tmp_path, kind):
 
 
 @pytest.mark.parametrize("estimator, params", [
-    (AdaRank, dict(measure="map", max_rounds=50)), (AdaRank, dict(measure="ndcg", max_rounds=50)),
-    (PRank, dict(n_epochs=10)), (RankBoost, dict(n_rounds=100))])
+    (AdaRank, dict(loss="map", max_rounds=50)), (AdaRank, dict(loss="ndcg", max_rounds=50)),
+    (PRank, dict(n_epochs=10)), (RankBoost, dict(max_rounds=100))])
 def test_ohsumed_fold1_beats_a_random_ranker(estimator, params):
     base = data_file("OHSUMED", "Fold1")
     train = load_svmlight(base / "train.txt")

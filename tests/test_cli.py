@@ -61,7 +61,7 @@ def test_predictions_are_aligned_with_input_lines(small_files, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["missing.txt", "m.json"], "missing.txt: file not found"),
     (["bad.txt", "m.json"], "bad.txt:2: missing qid:<id> after the label"),
-    (["-c", "-1", "train.txt", "m.json"], "must be a positive finite number"),
+    (["-c", "-1", "train.txt", "m.json"], "argument -c/--C: The 'C' parameter of SVMMap must be"),
     (["-w", "2", "train.txt", "m.json"], "invalid choice"),
 ])
 def test_learn_errors_are_one_line_without_traceback(small_files, args, message):

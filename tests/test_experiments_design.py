@@ -7,9 +7,9 @@ from scipy import stats as scipy_stats
 
 from svmmap.errors import SVMMapError
 from svmmap.experiments import registry
-from svmmap.experiments.plots import interpolated_precision
 from svmmap.experiments.stats import compare
 from svmmap.experiments.trials import balanced_design, role_counts
+from svmmap.metrics import interpolated_precision
 
 
 @pytest.mark.parametrize("n_queries, n_trials", [(50, 50), (105, 105), (60, 120), (50, 100)])

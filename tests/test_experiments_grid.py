@@ -115,8 +115,9 @@ def test_configure_svms_sets_every_svm_and_keeps_acc3s_own_per_query_map():
     made = {m.name: m.factory(m.grid_for(3)[0]) for m in methods}
     for name in ("svm-map", "svm-acc2", "svm-acc3"):
         assert (made[name].epsilon, made[name].algorithm) == (1e-4, "n-slack")
-        assert made[name].features.n_thresholds == 50
-    assert made["svm-map"].features.per_query == made["svm-acc2"].features.per_query == "minmax"
+        assert made[name].feature_map.n_thresholds == 50
+    assert made["svm-map"].feature_map.per_query == "minmax"
+    assert made["svm-acc2"].feature_map.per_query == "minmax"
     assert made["svm-acc2"].cost_ratio == "balanced"
-    assert made["svm-acc3"].features.per_query == "percentile"
+    assert made["svm-acc3"].feature_map.per_query == "percentile"
     assert isinstance(made["best-feature"], registry.SingleFeature)

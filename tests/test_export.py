@@ -108,10 +108,10 @@ def test_baseline_linear_models_export_and_non_linear_ones_are_refused(tmp_path)
     prank = PRank(n_epochs=3).fit(X, y, qid)
     np.testing.assert_array_equal(ranklib_scores(to_ranklib_linear(prank), X),
                                   prank.decision_function(X))
-    RankBoost(n_rounds=5).fit(X, y, qid).save(tmp_path / "rb.json")
+    RankBoost(max_rounds=5).fit(X, y, qid).save(tmp_path / "rb.json")
     with pytest.raises(ModelFileError, match="not a linear function"):
         to_ltr_linear(tmp_path / "rb.json")
-    binned = SVMMap(C=1, features=BinnedFeatureMap(5)).fit(X, y, qid)
+    binned = SVMMap(C=1, feature_map=BinnedFeatureMap(5)).fit(X, y, qid)
     with pytest.raises(ModelFileError, match="binned features"):
         to_ranklib_linear(binned)
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.stats import rankdata
+from sklearn.base import clone
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, dump_svmlight, load_svmlight
 from svmmap.cli import classify_main, learn_main
@@ -30,7 +31,7 @@ def _tied_data(seed, n_queries=9):
 def _naive(X, fitted):
     """phi from the definition: [1[f > k] for k in K_f] for every base column f."""
     return np.hstack([(X[:, [c]] > k[None, :]).astype(float)
-                      for c, k in zip(fitted.columns_, fitted.thresholds_)])
+                      for c, k in zip(fitted.base_columns_, fitted.thresholds_)])
 
 
 def test_thresholds_are_increasing_observed_training_values_below_the_maximum():
@@ -82,13 +83,13 @@ def test_test_data_is_binned_with_the_training_thresholds_row_by_row():
 
 def test_columns_select_the_base_functions_in_the_given_order():
     X, qid = _tied_data(4)
-    fitted = BinnedFeatureMap(n_thresholds=4, columns=[3, 0]).fit(X)
-    assert fitted.columns_.tolist() == [3, 0]
+    fitted = BinnedFeatureMap(n_thresholds=4, base_columns=[3, 0]).fit(X)
+    assert fitted.base_columns_.tolist() == [3, 0]
     np.testing.assert_array_equal(fitted.transform(X).toarray(), _naive(X, fitted))
     for bad, message in [([0, 4], "column 4 does not exist"), ([1, 1], "more than once"),
                          (["a"], "list of integers")]:
         with pytest.raises(InputFormatError, match=message):
-            BinnedFeatureMap(columns=bad).fit(X)
+            BinnedFeatureMap(base_columns=bad).fit(X)
     with pytest.raises(InputFormatError, match="fitted on 4"):
         fitted.transform(X[:, :3])
 
@@ -108,7 +109,7 @@ def test_within_query_percentiles_and_min_max():
                 expected_m[rows, c] = (v - v.min()) / (v.max() - v.min())
     for fitted, expected in ((percentile, expected_p), (minmax, expected_m)):
         assert all(np.array_equal(k, np.arange(20) / 20) for k in fitted.thresholds_)
-        scores = fitted._base_scores(X, fitted._grouping(X, qid), fitted.columns_)
+        scores = fitted._base_scores(X, fitted._grouping(X, qid), fitted.base_columns_)
         np.testing.assert_allclose(scores, expected, atol=1e-15)
         np.testing.assert_array_equal(fitted.transform(X, qid).toarray(),
                                       _naive(expected, fitted))
@@ -119,19 +120,20 @@ def test_within_query_percentiles_and_min_max():
 def test_dict_round_trip_is_exact_and_json_ready():
     X, qid = _tied_data(6)
     for per_query in (None, "percentile"):
-        fitted = BinnedFeatureMap(n_thresholds=7, columns=[0, 3], per_query=per_query)
+        fitted = BinnedFeatureMap(n_thresholds=7, base_columns=[0, 3], per_query=per_query)
         fitted.fit(X, qid)
-        document = json.loads(json.dumps(fitted.to_dict()))
-        again = BinnedFeatureMap.from_dict(document)
+        state = json.loads(json.dumps(fitted.fitted_state()))
+        again = clone(fitted).restore(state, X.shape[1])
         assert again.get_params() == fitted.get_params()
+        np.testing.assert_array_equal(again.base_columns_, fitted.base_columns_)
         np.testing.assert_array_equal(again.transform(X, qid).toarray(),
                                       fitted.transform(X, qid).toarray())
-    document["thresholds"][0] = [0.5, 0.1]
+    state["thresholds"][0] = [0.5, 0.1]
     with pytest.raises(ValueError, match="increasing"):
-        BinnedFeatureMap.from_dict(document)
-    del document["base_columns"]
+        clone(fitted).restore(state, X.shape[1])
+    del state["thresholds"]
     with pytest.raises(ValueError, match="malformed"):
-        BinnedFeatureMap.from_dict(document)
+        clone(fitted).restore(state, X.shape[1])
 
 
 @pytest.mark.parametrize("bad", [{"n_thresholds": 0}, {"n_thresholds": 2.5},
@@ -144,22 +146,22 @@ def test_bad_parameters_fail_at_fit(bad):
 def test_estimator_bins_saves_and_loads_the_feature_map(tmp_path):
     X, y, qid = random_collection(seed=2, n_queries=10)
     features = BinnedFeatureMap(n_thresholds=10, per_query="minmax")
-    model = SVMMap(C=10, features=features).fit(X, y, qid)
+    model = SVMMap(C=10, feature_map=features).fit(X, y, qid)
     assert not hasattr(features, "thresholds_")  # the parameter is not fitted in place
-    expected = model.features_.transform(X, qid) @ model.coef_
+    expected = model.feature_map_.transform(X, qid) @ model.coef_
     np.testing.assert_array_equal(model.decision_function(X, qid), expected)
     with pytest.raises(InputFormatError, match="pass qid"):
         model.decision_function(X)
     model.save(tmp_path / "model.json")
     document = json.loads((tmp_path / "model.json").read_text())
-    assert document["params"]["features"] == features.get_params()
-    assert document["n_features"] == model.features_.n_output_features_
+    assert document["params"]["feature_map"] == features.json_params()
+    assert document["n_features_in"] == X.shape[1]
+    assert len(document["model"]["coef"]) == model.feature_map_.n_output_features_
     loaded = SVMMap.load(tmp_path / "model.json")
     assert loaded.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(loaded.decision_function(X[::-1], qid[::-1]),
                                   model.decision_function(X, qid)[::-1])
-    document["feature_map"]["n_input_features"] = 5
-    document["feature_map"]["base_columns"] = [0, 1]
+    document["n_features_in"] = 5
     (tmp_path / "bad.json").write_text(json.dumps(document))
     with pytest.raises(ModelFileError, match="damaged model file"):
         SVMMap.load(tmp_path / "bad.json")
@@ -172,15 +174,15 @@ def test_cli_bins_the_chosen_columns_and_classify_applies_the_map(tmp_path, caps
     assert learn_main(["-v", "0", "--bin", "6", "--base-columns", "1,3,5-9", str(train),
                        str(model)]) == 0
     loaded = SVMMap.load(model)
-    assert loaded.features_.columns_.tolist() == [0, 2, 4, 5, 6, 7, 8]
-    assert loaded.features_.n_thresholds == 6
+    assert loaded.feature_map_.base_columns_.tolist() == [0, 2, 4, 5, 6, 7, 8]
+    assert loaded.feature_map_.n_thresholds == 6
     assert classify_main(["-v", "0", str(train), str(model), str(tmp_path / "p.txt")]) == 0
     np.testing.assert_array_equal(np.loadtxt(tmp_path / "p.txt"),
                                   loaded.decision_function(*load_svmlight(train)[::2]))
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--base-columns", "1,2"], "give --bin N too"),
+    (["--base-columns", "1,2"], "give --n-thresholds N too"),
     (["--bin", "5", "--base-columns", "0-2"], "indices start at 1"),
     (["--bin", "5", "--base-columns", "1,x"], "not a list of feature indices"),
     (["--bin", "5", "--base-columns", "2,1-3"], "listed twice"),

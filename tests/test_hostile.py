@@ -20,9 +20,9 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svmmap import InputFormatError, ModelFileError, SVMMap, load_svmlight
+from svmmap import InputFormatError, ModelFileError, SVMMap, load_model, load_svmlight
 from svmmap import atomic as atomic_module
-from svmmap.baselines import AdaRank, PRank, RankBoost, load_model
+from svmmap.baselines import AdaRank, PRank, RankBoost
 from svmmap.baselines import cli as baseline_cli
 from svmmap.cli import classify_main, learn_main
 from svmmap.experiments import trec
@@ -69,7 +69,8 @@ def _commands(d):
     """(name, argv runner, output argument index, inputs) of every command that writes."""
     learn = (learn_main, ["-v", "0", str(d / "train.dat"), "OUT"])
     classify = (classify_main, ["-v", "0", str(d / "train.dat"), str(d / "model.json"), "OUT"])
-    b_learn = (baseline_cli.learn_main, ["-l", "prank", "-v", "0", str(d / "train.dat"), "OUT"])
+    b_learn = (baseline_cli.learn_main,
+               ["--method", "prank", "-v", "0", str(d / "train.dat"), "OUT"])
     b_classify = (baseline_cli.classify_main,
                   ["-v", "0", str(d / "train.dat"), str(d / "prank.json"), "OUT"])
     build = (trec.main, ["build", "--runs", str(d / "run1"), "--qrels", str(d / "qrels"),
@@ -229,7 +230,7 @@ def test_lines_without_features_train_and_score(tmp_path, capsys):
     assert learn_main(["-v", "0", str(data), str(tmp_path / "m")]) == 0
     assert classify_main(["-v", "0", str(data), str(tmp_path / "m"), str(tmp_path / "p")]) == 0
     assert (tmp_path / "p").read_text() == "0.0\n" * 4
-    assert baseline_cli.learn_main(["-l", "rankboost", "-v", "0", str(data),
+    assert baseline_cli.learn_main(["--method", "rankboost", "-v", "0", str(data),
                                     str(tmp_path / "b")]) in (0, 1)
     assert "Traceback" not in capsys.readouterr().err
 
@@ -272,7 +273,7 @@ def test_baselines_on_extreme_values_train_or_refuse_and_always_save(tmp_path_fa
                                                                      method):
     X, y, qid = _extreme_problem(rows)
     model = method(**({"max_rounds": 20} if method is AdaRank else
-                      {"n_rounds": 20} if method is RankBoost else {}))
+                      {"max_rounds": 20} if method is RankBoost else {}))
     try:
         model.fit(X, y, qid)
     except InputFormatError as exc:
@@ -569,7 +570,8 @@ def test_ctrl_c_while_the_command_imports_is_one_line(files, command):
     args = {"learn_main": [str(files / "train.dat"), str(files / "m")],
             "classify_main": [str(files / "train.dat"), str(files / "model.json"),
                               str(files / "p")],
-            "baseline_learn_main": ["-l", "prank", str(files / "train.dat"), str(files / "m")]}
+            "baseline_learn_main": ["--method", "prank", str(files / "train.dat"),
+                                    str(files / "m")]}
     process = subprocess.Popen([shutil.which("python") or "python", "-c", script,
                                 *args[command]], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)

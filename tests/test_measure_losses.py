@@ -96,7 +96,7 @@ def test_estimator_trains_saves_and_loads_each_loss(loss, tmp_path):
                                  "ndcg@-1", 10])
 def test_bad_loss_names_are_refused(bad):
     X, y, qid = random_collection(seed=2, n_queries=3)
-    with pytest.raises(ValueError, match="loss must be"):
+    with pytest.raises(ValueError, match="'loss' parameter of SVMMap must be"):
         SVMMap(loss=bad).fit(X, y, qid)
 
 

@@ -72,9 +72,9 @@ def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
     out = run("svmmap_learn", "-c", "0.1,1,10", "--vali", vali, train, model).stdout
     assert "warm-started path over 3 C values" in out and "<- chosen" in out
     document = json.loads(model.read_text())
-    path = document["selection"]["path"]
+    path = document["training"]["selection"]["path"]
     assert [row["C"] for row in path] == [0.1, 1.0, 10.0]
-    assert document["params"]["C"] == document["selection"]["C"]
+    assert document["params"]["C"] == document["training"]["selection"]["C"]
     best = max(path, key=lambda row: row["vali"])["vali"]
     assert [row["vali"] for row in path if row["C"] == document["params"]["C"]] == [best]
     assert document["training"]["relative_gap"] >= 0

@@ -42,7 +42,7 @@ def test_kernel_matches_the_papers_algorithm(seed):
     order = np.tile(np.arange(len(y)), 3)
     w, b, updates = prank_reference(X, rank, order, len(classes))
     np.testing.assert_allclose(model.coef_, w, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(model.thresholds_, b, atol=1e-12)
+    np.testing.assert_allclose(model.rank_thresholds_, b, atol=1e-12)
     assert model.n_updates_.sum() == updates
 
 
@@ -51,7 +51,7 @@ def test_thresholds_stay_ordered(averaged):
     for seed in range(5):
         X, y, qid = graded(seed)
         model = PRank(n_epochs=4, averaged=averaged, random_state=seed).fit(X, y, qid)
-        assert np.all(np.diff(model.thresholds_) >= 0)
+        assert np.all(np.diff(model.rank_thresholds_) >= 0)
         predicted = model.predict_rank(X)
         assert set(np.unique(predicted)) <= set(model.classes_)
 

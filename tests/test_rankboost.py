@@ -7,7 +7,8 @@ test_baseline_models.py)."""
 import numpy as np
 import pytest
 
-from svmmap.baselines import RankBoost, load_model
+from svmmap import load_model
+from svmmap.baselines import RankBoost
 from svmmap.baselines.rankboost import pseudo_labels, threshold_grid
 
 from conftest import random_collection
@@ -22,7 +23,7 @@ def crucial_pairs(y, qid):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_factored_rounds_equal_the_pairwise_definition(seed):
     X, y, qid = random_collection(seed, n_queries=5, docs=(4, 9), n_features=4, rate=0.4)
-    model = RankBoost(n_rounds=12, n_thresholds=5).fit(X, y, qid)
+    model = RankBoost(max_rounds=12, n_thresholds=5).fit(X, y, qid)
     pairs = np.array(crucial_pairs(y, qid))
     x0, x1 = pairs[:, 0], pairs[:, 1]
     D = np.full(len(pairs), 1.0 / len(pairs))
@@ -52,7 +53,7 @@ def test_factored_rounds_equal_the_pairwise_definition(seed):
 
 def test_loss_decreases_every_round_on_larger_data():
     X, y, qid = random_collection(3, n_queries=20, docs=(10, 40), n_features=8)
-    model = RankBoost(n_rounds=60).fit(X, y, qid)
+    model = RankBoost(max_rounds=60).fit(X, y, qid)
     assert np.all(model.z_ < 1.0)
     assert np.all(np.diff(np.cumprod(model.z_)) < 0)
 
@@ -70,13 +71,13 @@ def semi_data(seed):
 def test_semi_supervised_with_lambda_zero_is_supervised_rankboost(seed):
     X, y, qid, unlabeled = semi_data(seed)
     y_hidden = np.where(unlabeled, 99.0, y)  # unlabeled labels must not be read
-    semi = RankBoost(n_rounds=25, lam=0.0).fit(X, y_hidden, qid, unlabeled=unlabeled)
+    semi = RankBoost(max_rounds=25, lam=0.0).fit(X, y_hidden, qid, unlabeled=unlabeled)
     keep = ~unlabeled
-    sup = RankBoost(n_rounds=25).fit(X[keep], y[keep], qid[keep])
+    sup = RankBoost(max_rounds=25).fit(X[keep], y[keep], qid[keep])
     for name in ("features_", "thresholds_", "alphas_", "z_"):
         np.testing.assert_array_equal(getattr(semi, name), getattr(sup, name))
     np.testing.assert_array_equal(semi.decision_function(X), sup.decision_function(X))
-    with_unlabeled = RankBoost(n_rounds=25, lam=1.0).fit(X, y_hidden, qid, unlabeled=unlabeled)
+    with_unlabeled = RankBoost(max_rounds=25, lam=1.0).fit(X, y_hidden, qid, unlabeled=unlabeled)
     assert not np.array_equal(with_unlabeled.alphas_, sup.alphas_)
     assert np.all(with_unlabeled.z_ < 1.0)
 
@@ -93,8 +94,8 @@ def test_pseudo_labels_follow_the_nearest_labeled_documents():
 
 
 def test_params_and_errors():
-    model = RankBoost(n_rounds=5)
-    assert model.get_params()["n_rounds"] == 5
+    model = RankBoost(max_rounds=5)
+    assert model.get_params()["max_rounds"] == 5
     assert model.set_params(lam=0.5) is model and model.lam == 0.5
     X, y, qid = random_collection(0)
     with pytest.raises(ValueError, match="n_thresholds"):
@@ -108,12 +109,16 @@ def test_params_and_errors():
 def test_eval_set_keeps_the_best_round():
     X, y, qid = random_collection(4, n_queries=15)
     Xv, yv, qv = random_collection(5, n_queries=10)
-    model = RankBoost(n_rounds=30).fit(X, y, qid, eval_set=(Xv, yv, qv))
+    model = RankBoost(max_rounds=30).fit(X, y, qid, eval_set=(Xv, yv, qv))
     assert model.n_rounds_ == 1 + int(np.argmax(model.valid_map_))
     assert model.score(Xv, yv, qv) == pytest.approx(model.valid_map_.max())
 
 
-@pytest.mark.parametrize("method", ["adarank-map", "adarank-ndcg", "rankboost", "prank"])
+@pytest.mark.parametrize("method", [["--method", "adarank", "-l", "map", "-t", "5"],
+                                    ["--method", "adarank", "--loss", "ndcg", "-t", "5"],
+                                    ["--method", "rankboost", "--max-rounds", "5"],
+                                    ["--method", "prank", "--n-epochs", "5"]],
+                         ids=["adarank-map", "adarank-ndcg", "rankboost", "prank"])
 def test_baseline_command_line_round_trip(tmp_path, capsys, method):
     from svmmap import dump_svmlight
     from svmmap.baselines.cli import classify_main, learn_main
@@ -122,10 +127,10 @@ def test_baseline_command_line_round_trip(tmp_path, capsys, method):
     train = tmp_path / "train.txt"
     dump_svmlight(train, X, y, qid)
     model_path, predictions = tmp_path / "model.json", tmp_path / "predictions.txt"
-    assert learn_main(["-l", method, "-t", "5", "-v", "0", str(train), str(model_path)]) == 0
+    assert learn_main([*method, "-v", "0", str(train), str(model_path)]) == 0
     assert classify_main([str(train), str(model_path), str(predictions)]) == 0
     scores = np.array(predictions.read_text().split(), dtype=float)
     np.testing.assert_allclose(scores, load_model(model_path).decision_function(X), rtol=1e-12)
     assert "MAP:" in capsys.readouterr().out
-    assert learn_main(["-l", method, str(tmp_path / "missing.txt"), str(model_path)]) == 1
+    assert learn_main([*method, str(tmp_path / "missing.txt"), str(model_path)]) == 1
     assert "svmmap_baseline_learn: error:" in capsys.readouterr().err

@@ -30,8 +30,10 @@ The final ranker is linear: coef_[j] = sum of alpha_t over the rounds with h_t =
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
@@ -42,12 +44,13 @@ PHI_MAX = 1.0 - 1e-12
 
 
 class AdaRank(BaselineRanker):
-    """AdaRank.MAP (``measure="map"``) or AdaRank.NDCG (``measure="ndcg"``, NDCG@``k``).
+    """AdaRank.MAP (``loss="map"``) or AdaRank.NDCG (``loss="ndcg"``, NDCG@``ndcg_k``).
 
     Parameters
     ----------
-    measure : "map" or "ndcg" -- E(q, f), computed by svmmap.metrics (LETOR convention).
-    k : cut-off of NDCG@k (ignored for "map").
+    loss : "map" or "ndcg" -- what is optimised (named like SVMMap's ``loss``): the measure
+        E(q, f), computed by svmmap.metrics (LETOR convention).
+    ndcg_k : cut-off k of NDCG@k (ignored for "map").
     max_rounds : at most this many accepted boosting rounds.
     tol : a round is accepted when it raises the mean training measure by more than tol;
         None accepts every round and blocks no feature (the paper's plain Figure 1).
@@ -63,32 +66,32 @@ class AdaRank(BaselineRanker):
         valid.
     n_rounds_ : the number of rounds T in the final model.
     n_queries_used_ : training queries on which E is not constant (see fit).
+    After ``load`` every attribute is restored (history_ is None for a version-1 file).
     """
 
     KIND = "adarank"
 
-    def __init__(self, measure="map", k=10, max_rounds=500, tol=0.0, verbose=0):
-        self.measure = measure
-        self.k = k
+    _parameter_constraints = {
+        "loss": [StrOptions(set(MEASURES))],
+        "ndcg_k": [Interval(Integral, 1, None, closed="left")],
+        "max_rounds": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="left"), None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, loss="map", ndcg_k=10, max_rounds=500, tol=0.0, verbose=0):
+        self.loss = loss
+        self.ndcg_k = ndcg_k
         self.max_rounds = max_rounds
         self.tol = tol
         self.verbose = verbose
 
-    def _check_params(self):
-        if self.measure not in MEASURES:
-            raise ValueError(f"measure must be one of {MEASURES}, got {self.measure!r}")
-        if not isinstance(self.k, (int, np.integer)) or self.k < 1:
-            raise ValueError(f"k must be a positive integer, got {self.k!r}")
-        if not isinstance(self.max_rounds, (int, np.integer)) or self.max_rounds < 1:
-            raise ValueError(f"max_rounds must be a positive integer, got {self.max_rounds!r}")
-        if self.tol is not None and not self.tol >= 0:
-            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
 
     def _informative(self, collection):
         """Queries on which E varies with the ranking: MAP needs a relevant and a non-relevant
         document, NDCG two different labels one of which is positive."""
         sizes = np.diff(collection.ptr)
-        if self.measure == "map":
+        if self.loss == "map":
             n_rel, n_non = collection.relevant_counts()
             return np.flatnonzero((n_rel > 0) & (n_non > 0))
         starts = collection.ptr[:-1]
@@ -97,9 +100,9 @@ class AdaRank(BaselineRanker):
         return np.flatnonzero((sizes > 0) & (top > bottom) & (top > 0))
 
     def _measure(self, scores, labels, ptr):
-        return query_measure(scores, labels, ptr, self.measure, self.k)
+        return query_measure(scores, labels, ptr, self.loss, self.ndcg_k)
 
-    def fit(self, X, y, qid, eval_set=None):
+    def fit(self, X, y, qid=None, eval_set=None):
         """Train on documents X with graded labels y grouped by qid; return self.
 
         Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
@@ -107,7 +110,8 @@ class AdaRank(BaselineRanker):
         warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` selects the number of rounds by
         the validation measure.
         """
-        self._check_params()
+        self.check_params()
+        X, y, qid = self._validate_training_data(X, y, qid)
         full = QueryCollection.from_arrays(X, y, qid)
         if full.n_features == 0:
             raise InputFormatError("the data has no features: AdaRank's weak rankers are "
@@ -115,10 +119,10 @@ class AdaRank(BaselineRanker):
         keep = self._informative(full)
         if len(keep) == 0:
             raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "
-                                   f"or worse by {self.measure}: there is nothing to train on")
+                                   f"or worse by {self.loss}: there is nothing to train on")
         if len(keep) < full.n_queries:
             warnings.warn(f"{full.n_queries - len(keep)} of {full.n_queries} queries have a "
-                          f"constant {self.measure} and are skipped", stacklevel=2)
+                          f"constant {self.loss} and are skipped", stacklevel=2)
         train = full.subset(keep)
         n_q, d = train.n_queries, train.n_features
         ptr, labels = train.ptr, train.labels
@@ -169,7 +173,7 @@ class AdaRank(BaselineRanker):
             history.append(entry)
             if self.verbose:
                 print(f"AdaRank round {len(features)}: feature {j + 1} alpha {alpha:.4g} "
-                      f"train {self.measure} {train_new:.4f}"
+                      f"train {self.loss} {train_new:.4f}"
                       + (f" valid {entry['valid']:.4f}" if valid is not None else ""))
             blocked = {j} if self.tol is not None else set()
             exp_neg = np.exp(-e_new)
@@ -189,30 +193,45 @@ class AdaRank(BaselineRanker):
         self.coef_ = np.bincount(self.features_[:n_rounds], weights=self.alphas_[:n_rounds],
                                  minlength=d).astype(np.float64)
         self.intercept_ = 0.0
-        self.n_features_in_ = d
         self.n_queries_used_ = n_q
         return self
 
-    def decision_function(self, X):
-        """Scores f_T(x) = sum_t alpha_t x_{h_t} = coef_ . x, one per row of X."""
-        X = self._check_X(X)
+    def decision_function(self, X, qid=None):
+        """Scores f_T(x) = sum_t alpha_t x_{h_t} = coef_ . x, one per row of X (``qid`` is
+        accepted for the common ranker API and not needed)."""
+        X, _ = self._validate_X(X, qid)
         return np.asarray(X @ self.coef_).ravel()
 
-    predict = decision_function
+    def predict(self, X, qid=None):
+        """The ranking scores of decision_function."""
+        return self.decision_function(X, qid=qid)
 
-    def _state(self):
-        return {"coef": [float(v) for v in self.coef_], "intercept": 0.0,
-                "training": {"features": [int(j) for j in self.features_],
-                             "alphas": [float(a) for a in self.alphas_],
-                             "n_rounds": int(self.n_rounds_),
-                             "n_queries_used": int(self.n_queries_used_)}}
+    def _fitted_state(self):
+        model = {"features": [int(j) for j in self.features_],
+                 "alphas": [float(a) for a in self.alphas_], "n_rounds": int(self.n_rounds_)}
+        history = None if self.history_ is None else [  # feature and alpha are in model
+            {k: v for k, v in entry.items() if k not in ("feature", "alpha")}
+            for entry in self.history_]
+        return model, {"history": history, "n_queries_used": int(self.n_queries_used_)}
 
-    def _restore(self, document):
-        self.coef_ = np.array(document["coef"], dtype=np.float64)
+    def _restore(self, model, training):
+        self.features_ = np.array(model["features"], dtype=np.int64)
+        self.alphas_ = np.array(model["alphas"], dtype=np.float64)
+        self.n_rounds_ = int(model["n_rounds"])
+        d = self.n_features_in_
+        if (self.features_.ndim != 1 or len(self.features_) != len(self.alphas_)
+                or not 1 <= self.n_rounds_ <= len(self.features_)
+                or np.any((self.features_ < 0) | (self.features_ >= d))):
+            raise ValueError("weak rankers do not match n_features / n_rounds")
+        # coef_ exactly as fit builds it
+        self.coef_ = np.bincount(self.features_[:self.n_rounds_],
+                                 weights=self.alphas_[:self.n_rounds_],
+                                 minlength=d).astype(np.float64)
         self.intercept_ = 0.0
-        training = document["training"]
-        self.features_ = np.array(training["features"], dtype=np.int64)
-        self.alphas_ = np.array(training["alphas"], dtype=np.float64)
-        self.n_rounds_ = int(training["n_rounds"])
         self.n_queries_used_ = int(training["n_queries_used"])
-        self.history_ = None
+        history = training["history"]
+        if history is not None and len(history) != len(self.features_):
+            raise ValueError("the history does not match the weak rankers")
+        self.history_ = None if history is None else [
+            {"feature": int(j), "alpha": float(a), **entry}
+            for j, a, entry in zip(self.features_, self.alphas_, history)]

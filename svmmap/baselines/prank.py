@@ -18,7 +18,10 @@ are ranked by w.x (the thresholds only matter for the rank prediction ``predict_
 With ``averaged=True`` (default) w and b are the averages over all steps of all epochs.
 """
 
+from numbers import Integral
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from .._prank_kernel import prank_pass
 from ..collection import QueryCollection
@@ -41,28 +44,33 @@ class PRank(BaselineRanker):
 
     Attributes (after fit)
     ----------------------
-    coef_ : ndarray (n_features,), w;  thresholds_ : ndarray (k - 1,), b (non-decreasing).
+    coef_ : ndarray (n_features,), w;  rank_thresholds_ : ndarray (k - 1,), the rank
+        thresholds b (non-decreasing; named apart from ``thresholds_``, which in svmmap always
+        means feature-value thresholds theta of indicators 1[x_j > theta]).
     classes_ : the distinct training labels, rank r <-> classes_[r].
     n_updates_, rank_loss_ : updates made and sum |yhat - y| during training, per epoch.
     """
 
     KIND = "prank"
 
+    _runtime_params = ()
+    _parameter_constraints = {
+        "n_epochs": [Interval(Integral, 1, None, closed="left")],
+        "averaged": ["boolean"],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
     def __init__(self, n_epochs=10, averaged=True, random_state=0):
         self.n_epochs = n_epochs
         self.averaged = averaged
         self.random_state = random_state
 
-    def _check_params(self):
-        if not isinstance(self.n_epochs, (int, np.integer)) or self.n_epochs < 1:
-            raise ValueError(f"n_epochs must be a positive integer, got {self.n_epochs!r}")
-        if not isinstance(self.averaged, bool):
-            raise ValueError(f"averaged must be True or False, got {self.averaged!r}")
 
-    def fit(self, X, y, qid):
+    def fit(self, X, y, qid=None):
         """Train on documents X with graded labels y; return self.  ``qid`` only checks the
         input (PRank is pointwise): every document is one example."""
-        self._check_params()
+        self.check_params()
+        X, y, qid = self._validate_training_data(X, y, qid)
         collection = QueryCollection.from_arrays(X, y, qid)
         classes, rank = np.unique(collection.labels, return_inverse=True)
         if len(classes) < 2:
@@ -83,44 +91,48 @@ class PRank(BaselineRanker):
             losses.append(rank_loss)
         steps = m * self.n_epochs
         coef = w_sum / steps if self.averaged else w
-        thresholds = b_sum / steps if self.averaged else b
-        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(thresholds))):
+        rank_thresholds = b_sum / steps if self.averaged else b
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(rank_thresholds))):
             raise InputFormatError("PRank's weights overflowed the float range: the feature "
                                    "values are too large for the perceptron's sums (scale "
                                    "the features)")
-        self.coef_, self.thresholds_ = coef, thresholds
+        self.coef_, self.rank_thresholds_ = coef, rank_thresholds
         self.intercept_ = 0.0
         self.classes_ = classes
         self.n_updates_ = np.array(updates, dtype=np.int64)
         self.rank_loss_ = np.array(losses, dtype=np.int64)
-        self.n_features_in_ = d
         return self
 
-    def decision_function(self, X):
-        """Scores w.x, one per row of X (rank a query's documents by them, descending)."""
-        X = self._check_X(X)
+    def decision_function(self, X, qid=None):
+        """Scores w.x, one per row of X (rank a query's documents by them, descending;
+        ``qid`` is accepted for the common ranker API and not needed)."""
+        X, _ = self._validate_X(X, qid)
         return np.asarray(X @ self.coef_).ravel()
 
-    predict = decision_function
+    def predict(self, X, qid=None):
+        """The ranking scores of decision_function (predict_rank gives the grades)."""
+        return self.decision_function(X, qid=qid)
 
     def predict_rank(self, X):
         """The predicted grade classes_[min{r : w.x - b_r < 0}] of every row."""
         scores = self.decision_function(X)
-        return self.classes_[np.searchsorted(self.thresholds_, scores, side="right")]
+        return self.classes_[np.searchsorted(self.rank_thresholds_, scores, side="right")]
 
-    def _state(self):
-        return {"coef": [float(v) for v in self.coef_], "intercept": 0.0,
-                "thresholds": [float(v) for v in self.thresholds_],
-                "classes": [float(v) for v in self.classes_],
-                "training": {"updates": [int(u) for u in self.n_updates_],
-                             "rank_loss": [int(v) for v in self.rank_loss_]}}
+    def _fitted_state(self):
+        model = {"coef": [float(v) for v in self.coef_],
+                 "rank_thresholds": [float(v) for v in self.rank_thresholds_],
+                 "classes": [float(v) for v in self.classes_]}
+        return model, {"n_updates": [int(u) for u in self.n_updates_],
+                       "rank_loss": [int(v) for v in self.rank_loss_]}
 
-    def _restore(self, document):
-        self.coef_ = np.array(document["coef"], dtype=np.float64)
+    def _restore(self, model, training):
+        self.coef_ = np.array(model["coef"], dtype=np.float64)
+        if self.coef_.shape != (self.n_features_in_,):
+            raise ValueError("coef does not match n_features")
         self.intercept_ = 0.0
-        self.thresholds_ = np.array(document["thresholds"], dtype=np.float64)
-        self.classes_ = np.array(document["classes"], dtype=np.float64)
-        if len(self.thresholds_) != len(self.classes_) - 1:
-            raise ValueError("thresholds do not match classes")
-        self.n_updates_ = np.array(document["training"]["updates"], dtype=np.int64)
-        self.rank_loss_ = np.array(document["training"]["rank_loss"], dtype=np.int64)
+        self.rank_thresholds_ = np.array(model["rank_thresholds"], dtype=np.float64)
+        self.classes_ = np.array(model["classes"], dtype=np.float64)
+        if len(self.rank_thresholds_) != len(self.classes_) - 1:
+            raise ValueError("rank_thresholds do not match classes")
+        self.n_updates_ = np.array(training["n_updates"], dtype=np.int64)
+        self.rank_loss_ = np.array(training["rank_loss"], dtype=np.int64)

@@ -41,8 +41,10 @@ RankBoost's model is not linear: decision_function evaluates the stored
 """
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
@@ -98,7 +100,7 @@ class RankBoost(BaselineRanker):
 
     Parameters
     ----------
-    n_rounds : boosting rounds T.
+    max_rounds : boosting rounds T (fewer when no threshold orders a weighted pair any more).
     n_thresholds : candidate thresholds per feature (quantiles of the training values).
     lam : weight lambda of the pseudo-labeled loss (semi-supervised fit only).
     n_neighbors : k of the k-nearest-labeled-neighbour pseudo labels.
@@ -115,29 +117,31 @@ class RankBoost(BaselineRanker):
 
     KIND = "rankboost"
 
-    def __init__(self, n_rounds=300, n_thresholds=32, lam=1.0, n_neighbors=3, verbose=0):
-        self.n_rounds = n_rounds
+    _parameter_constraints = {
+        "max_rounds": [Interval(Integral, 1, None, closed="left")],
+        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "lam": [Interval(Real, 0, np.inf, closed="left")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, max_rounds=300, n_thresholds=32, lam=1.0, n_neighbors=3, verbose=0):
+        self.max_rounds = max_rounds
         self.n_thresholds = n_thresholds
         self.lam = lam
         self.n_neighbors = n_neighbors
         self.verbose = verbose
 
-    def _check_params(self):
-        for name in ("n_rounds", "n_thresholds", "n_neighbors"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not self.lam >= 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam!r}")
 
-    def fit(self, X, y, qid, unlabeled=None, eval_set=None):
+    def fit(self, X, y, qid=None, unlabeled=None, eval_set=None):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
 
         ``unlabeled``: boolean mask of the rows whose label is unknown (their y is ignored)
         -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` keeps the
         number of rounds with the best validation MAP.
         """
-        self._check_params()
+        self.check_params()
+        X, y, qid = self._validate_training_data(X, y, qid)
         full = QueryCollection.from_arrays(X, y, qid)
         if full.n_features == 0:
             raise InputFormatError("the data has no features: RankBoost's weak rankers are "
@@ -201,7 +205,7 @@ class RankBoost(BaselineRanker):
         d, n_thr = grid.shape
         flat = doc_bins + (n_thr + 1) * np.arange(d)
         features, thresholds, alphas, zs = [], [], [], []
-        for t in range(self.n_rounds):
+        for t in range(self.max_rounds):
             s = c[group] * v * sign
             hist = np.bincount(flat.ravel(), weights=np.repeat(s, d),
                                minlength=d * (n_thr + 1)).reshape(d, n_thr + 1)
@@ -243,34 +247,39 @@ class RankBoost(BaselineRanker):
         if valid is not None:
             self.valid_map_ = np.array(valid_map)
             self.n_rounds_ = 1 + int(np.argmax(valid_map))
-        self.n_features_in_ = Xd.shape[1]
         return self
 
-    def decision_function(self, X):
-        """Scores H(x) = sum_{t <= n_rounds_} alpha_t 1[x_{j_t} > theta_t]."""
-        X = self._check_X(X)
+    def decision_function(self, X, qid=None):
+        """Scores H(x) = sum_{t <= n_rounds_} alpha_t 1[x_{j_t} > theta_t] (``qid`` is
+        accepted for the common ranker API and not needed)."""
+        X, _ = self._validate_X(X, qid)
         T = self.n_rounds_
         features = self.features_[:T]
         cols = X[:, features]
         cols = np.asarray(cols.toarray() if hasattr(cols, "toarray") else cols)
         return (cols > self.thresholds_[:T]).astype(np.float64) @ self.alphas_[:T]
 
-    predict = decision_function
+    def predict(self, X, qid=None):
+        """The ranking scores of decision_function."""
+        return self.decision_function(X, qid=qid)
 
-    def _state(self):
-        return {"weak_rankers": {"features": [int(j) for j in self.features_],
-                                 "thresholds": [float(t) for t in self.thresholds_],
-                                 "alphas": [float(a) for a in self.alphas_]},
-                "n_rounds": int(self.n_rounds_),
-                "training": {"z": [float(z) for z in self.z_]}}
+    def _fitted_state(self):
+        model = {"features": [int(j) for j in self.features_],
+                 "thresholds": [float(t) for t in self.thresholds_],
+                 "alphas": [float(a) for a in self.alphas_], "n_rounds": int(self.n_rounds_)}
+        training = {"z": [float(z) for z in self.z_]}
+        if hasattr(self, "valid_map_"):
+            training["valid_map"] = [float(v) for v in self.valid_map_]
+        return model, training
 
-    def _restore(self, document):
-        weak = document["weak_rankers"]
-        self.features_ = np.array(weak["features"], dtype=np.int64)
-        self.thresholds_ = np.array(weak["thresholds"], dtype=np.float64)
-        self.alphas_ = np.array(weak["alphas"], dtype=np.float64)
-        self.n_rounds_ = int(document["n_rounds"])
-        self.z_ = np.array(document["training"]["z"], dtype=np.float64)
+    def _restore(self, model, training):
+        self.features_ = np.array(model["features"], dtype=np.int64)
+        self.thresholds_ = np.array(model["thresholds"], dtype=np.float64)
+        self.alphas_ = np.array(model["alphas"], dtype=np.float64)
+        self.n_rounds_ = int(model["n_rounds"])
+        self.z_ = np.array(training["z"], dtype=np.float64)
+        if training.get("valid_map") is not None:
+            self.valid_map_ = np.array(training["valid_map"], dtype=np.float64)
         lengths = {len(self.features_), len(self.thresholds_), len(self.alphas_)}
         if len(lengths) != 1 or not 0 <= self.n_rounds_ <= len(self.features_):
             raise ValueError("weak ranker lists do not match")

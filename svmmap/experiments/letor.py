@@ -31,9 +31,9 @@ from svmstruct_api.qp import QPError
 
 from .. import metrics
 from ..errors import SVMMapError
+from ..metrics import interpolated_precision
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
-from .plots import interpolated_precision
 from .selection import select
 
 CUTOFFS = (1, 3, 5, 10)

@@ -109,7 +109,7 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
             from ..features import BinnedFeatureMap
         except ImportError:
             return None
-        extra["features"] = BinnedFeatureMap(n_bins or 50, per_query=per_query)
+        extra["feature_map"] = BinnedFeatureMap(n_bins or 50, per_query=per_query)
     if any(key not in accepted for key in extra):
         return None
 
@@ -156,13 +156,13 @@ CANDIDATES = {
     "svm-acc4": lambda n_bins: _svm("svm-acc4", "SVM-ACC4", "acc", n_bins, per_query="minmax"),
     "adarank-map": lambda n_bins: _external("adarank-map", "AdaRank.MAP", "svmmap.baselines",
                                             "AdaRank", ("max_rounds",), ROUNDS_GRID, "rounds",
-                                            measure="map"),
+                                            loss="map"),
     "adarank-ndcg": lambda n_bins: _external("adarank-ndcg", "AdaRank.NDCG",
                                              "svmmap.baselines", "AdaRank", ("max_rounds",),
-                                             ROUNDS_GRID, "rounds", measure="ndcg"),
+                                             ROUNDS_GRID, "rounds", loss="ndcg"),
     "rankboost": lambda n_bins: _external("rankboost", "RankBoost", "svmmap.baselines",
                                           "RankBoost",
-                                   ("n_rounds",), ROUNDS_GRID,
+                                   ("max_rounds",), ROUNDS_GRID,
                                    "rounds"),
     "prank": lambda n_bins: _external("prank", "PRank", "svmmap.baselines", "PRank",
                                ("n_epochs",), EPOCHS_GRID,
@@ -241,12 +241,12 @@ def configure_svms(methods, per_query=None, **settings):
     for method in methods:
         if method.param == "C":
             params = dict(settings)
-            features = getattr(method.factory(1.0), "features", None)
-            if per_query is not None and features is not None and features.per_query is None:
-                from ..features import BinnedFeatureMap
+            feature_map = getattr(method.factory(1.0), "feature_map", None)
+            if (per_query is not None and feature_map is not None
+                    and feature_map.per_query is None):
+                from sklearn.base import clone
 
-                params["features"] = BinnedFeatureMap(features.n_thresholds, features.columns,
-                                                      per_query)
+                params["feature_map"] = clone(feature_map).set_params(per_query=per_query)
             method = method.with_params(**params) if params else method
         configured.append(method)
     return configured

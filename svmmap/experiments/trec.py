@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import check_output, write_text_atomically
-from ..cli import _positive_int
+from ..cli_common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from ..io import dump_svmlight, input_files, load_svmlight
 from ..options import MAX_ABS_VALUE
@@ -169,7 +169,7 @@ def _build_command(args):
 
 
 def _run_command(args):
-    from ..baselines import load_model
+    from ..model_file import load_model
 
     check_output(args.out, [*input_files(args.data), args.model])
     X, _, qid, docnos = load_svmlight(args.data, return_comments=True,
@@ -196,7 +196,7 @@ def main(argv=None):
     b.add_argument("--out", required=True, help="SVMlight file to write")
     b.add_argument("--drop-run", action="append", default=[],
                    help="leave out the run with this tag or file name (repeatable)")
-    b.add_argument("--depth", type=_positive_int, default=1000,
+    b.add_argument("--depth", type=positive_int, default=1000,
                    help="documents per run and query (default 1000)")
     r = commands.add_parser("run", help="write a model's scores as a TREC run file")
     r.add_argument("--data", required=True, help="SVMlight file with '# docno' comments")

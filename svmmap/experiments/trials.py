@@ -62,9 +62,9 @@ from svmstruct_api.qp import QPError
 
 from .. import metrics
 from ..errors import SVMMapError
+from ..metrics import interpolated_precision
 from . import registry, stats, tables
 from .datasets import load_pool
-from .plots import interpolated_precision
 from .selection import low_end_stable, select
 
 SIZES = (10, 5, 35)

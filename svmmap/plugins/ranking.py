@@ -68,14 +68,6 @@ class RankingPlugin(StructuredModel):
                                             self.collection.ptr)
         return ConstraintBatch(loss=loss, dpsi=dpsi)
 
-    def most_violated_constraints_unfused(self, w):
-        """The same batch from the separate steps: scores X w by scipy/numpy, the oracle
-        kernel, and dpsi_q = X_q^T (c* - c_hat) as one sparse product (the reference the
-        fused pass is tested against)."""
-        scores = self.collection.X @ w
-        coef, loss = self.most_violated_coefficients(scores, self._targets, self.collection.ptr)
-        return ConstraintBatch(loss=loss, dpsi=self._psi_rows(self._ideal - coef))
-
     def _psi_rows(self, coef):
         """Row q = X_q^T coef_q for every query q: one sparse product, no loop."""
         m, ptr = len(coef), self.collection.ptr

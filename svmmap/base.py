@@ -1,0 +1,194 @@
+"""What every svmmap ranker shares (SVMMap and the baselines): scikit-learn's estimator API.
+
+* Parameters are the constructor's keyword arguments (``sklearn.base.BaseEstimator``: get_params,
+  set_params, clone, repr) and are validated in one place, declaratively: the class attribute
+  ``_parameter_constraints`` (scikit-learn's own constraint language, checked by
+  ``BaseEstimator._validate_params``) plus ``_parameter_scopes`` for options that apply only
+  under another option's value.  ``check_params`` runs both; the command-line tools call it too,
+  so the API and the CLI accept and reject exactly the same values.
+* ``qid`` (the query of each row) is metadata: ``fit``, ``decision_function`` / ``predict``
+  and ``score`` take it by keyword, so scikit-learn's metadata routing passes it through
+  ``GridSearchCV`` and ``cross_val_score`` (``est.set_fit_request(qid=True)
+  .set_score_request(qid=True)``).  ``qid=None`` means that all rows form one query.
+* ``score(X, y, qid=None)`` is the Mean Average Precision of the ranking by
+  ``decision_function`` (svmmap.metrics; relevant means y > 0).
+* One persistence path (svmmap.model_file): ``save`` writes the kind, the model parameters
+  (without the run-time settings listed in ``_runtime_params``), the input's feature count
+  and names, the fitted state (``_fitted_state``) and the training record; ``load`` /
+  ``svmmap.model_file.load_model`` restore all of it (``_restore``), so a loaded model holds
+  the same facts as a fitted one, less the timings and the per-iteration history.
+* Input goes through ``sklearn.utils.validation.validate_data``: ``n_features_in_`` and, for a
+  pandas DataFrame, ``feature_names_in_`` are set by ``fit`` and checked by every method that
+  takes X; ``NotFittedError`` before ``fit``.
+"""
+
+import inspect
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import metrics
+from .errors import InputFormatError, ModelFileError
+from .model_file import DAMAGED_MODEL_ERRORS, read_model, write_model
+
+
+class BaseRanker(BaseEstimator):
+    """Base class of the svmmap rankers (module docstring).  Subclasses define
+    ``_parameter_constraints``, optionally ``_parameter_scopes``, ``fit`` and
+    ``decision_function``."""
+
+    #: parameter -> (other parameter, its values under which a non-default value is allowed)
+    _parameter_scopes = {}
+    #: the model-file kind (svmmap.model_file.MODEL_KINDS)
+    KIND = None
+    #: parameters that say how to train, not what the model is: not written to model files
+    _runtime_params = ("verbose",)
+    #: the fewest feature columns fit and predict accept
+    _min_features = 1
+
+    def check_params(self):
+        """Validate every parameter (types, ranges, and the scopes of options that apply only
+        under another option's value); raise ``InvalidParameterError`` (a ValueError) naming
+        the parameter."""
+        self._validate_params()
+        for name, value in self.get_params(deep=False).items():
+            # scikit-learn's Interval(Integral / Real) accepts True and False as numbers
+            if isinstance(value, bool) and "boolean" not in self._parameter_constraints.get(
+                    name, ["boolean"]) and bool not in self._parameter_constraints.get(name, []):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be a number, not "
+                    f"{value!r}.")
+        defaults = self._get_param_defaults()
+        for name, (other, values) in self._parameter_scopes.items():
+            value = getattr(self, name)
+            if _differs(value, defaults[name]) and getattr(self, other) not in values:
+                allowed = " or ".join(repr(v) for v in sorted(values))
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} applies to "
+                    f"{other}={allowed} only; got {name}={value!r} with "
+                    f"{other}={getattr(self, other)!r}.")
+
+    @classmethod
+    def _get_param_defaults(cls):
+        return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+                if name != "self"}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # A ranker is neither a classifier nor a regressor: scikit-learn has no estimator type
+        # for it, so estimator_type stays None; it needs y, takes sparse X, must be fitted.
+        tags.target_tags.required = True
+        tags.target_tags.single_output = True
+        tags.input_tags.sparse = True
+        tags.requires_fit = True
+        return tags
+
+    # -- input checks ------------------------------------------------------------------------
+
+    def _validate_training_data(self, X, y, qid):
+        """(X, y, qid): X float64 CSR or C-contiguous dense, y numbers, qid one entry per row
+        (None: every row in one query).  Sets n_features_in_ and, for a DataFrame,
+        feature_names_in_.  Finiteness is left to QueryCollection.from_arrays, which every
+        fit calls next (one scan of the values)."""
+        try:
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                                 order="C", y_numeric=True, ensure_all_finite=False,
+                                 ensure_min_features=self._min_features)
+        except InputFormatError:
+            raise
+        except ValueError as exc:
+            raise InputFormatError(str(exc)) from None
+        return X, y, _check_qid(qid, X.shape[0])
+
+    def _validate_X(self, X, qid=None):
+        """X checked against the fitted model (NotFittedError before fit, then the number and
+        names of the features); qid checked when given."""
+        check_is_fitted(self)
+        try:
+            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+                              reset=False, ensure_min_features=self._min_features)
+        except ValueError as exc:
+            raise InputFormatError(str(exc)) from None
+        return X, None if qid is None else _check_qid(qid, X.shape[0])
+
+    # -- evaluation --------------------------------------------------------------------------
+
+    def score(self, X, y, qid=None, convention="letor"):
+        """Mean Average Precision of the ranking of every query's documents by
+        ``decision_function`` (svmmap.metrics; relevant: y > 0; LETOR convention -- a query
+        without a relevant document counts AP 0 -- unless ``convention="trec_eval"``).
+        ``qid=None``: all rows are one query."""
+        scores = self.decision_function(X, qid=qid)
+        qid = _check_qid(qid, len(scores))
+        return metrics.mean_average_precision(scores, y, qid, convention=convention)
+
+
+    # -- persistence (svmmap.model_file) ------------------------------------------------------
+
+    def save(self, path):
+        """Write the fitted model to ``path`` (svmmap.model_file: versioned JSON, written
+        atomically)."""
+        check_is_fitted(self)
+        params = {name: value.json_params() if hasattr(value, "json_params") else value
+                  for name, value in self.get_params(deep=False).items()
+                  if name not in self._runtime_params}
+        content = {"kind": self.KIND, "params": params,
+                   "n_features_in": int(self.n_features_in_)}
+        if hasattr(self, "feature_names_in_"):
+            content["feature_names_in"] = [str(name) for name in self.feature_names_in_]
+        model, training = self._fitted_state()
+        content["model"] = model
+        content["training"] = training
+        write_model(path, content)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model written by ``save`` (any version); a file of another kind is refused
+        (svmmap.model_file.load_model reads every kind)."""
+        return cls._from_document(read_model(path, kind=cls.KIND), path)
+
+    @classmethod
+    def _from_document(cls, document, path):
+        """The fitted estimator a checked version-2 document (read_model) describes."""
+        try:
+            model = cls(**cls._params_from_file(document["params"]))
+            model.check_params()
+        except DAMAGED_MODEL_ERRORS as exc:
+            raise ModelFileError(f"damaged model file: bad params ({exc})", path) from None
+        model.n_features_in_ = document["n_features_in"]
+        if "feature_names_in" in document:
+            model.feature_names_in_ = np.asarray(document["feature_names_in"], dtype=object)
+        try:
+            model._restore(document["model"], document["training"])
+        except ModelFileError:
+            raise
+        except DAMAGED_MODEL_ERRORS as exc:
+            raise ModelFileError(f"damaged model file ({cls.KIND}: {exc})", path) from None
+        return model
+
+    @classmethod
+    def _params_from_file(cls, params):
+        """Constructor arguments from the file's params (a subclass turns nested
+        estimators back into objects)."""
+        return params
+
+
+def _check_qid(qid, n_rows):
+    """The query id of every row; None means one query holding every row."""
+    if qid is None:
+        return np.zeros(n_rows, dtype=np.int64)
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise InputFormatError(f"qid must be one-dimensional, got shape {qid.shape}")
+    if len(qid) != n_rows:
+        raise InputFormatError(f"X has {n_rows} rows but qid has {len(qid)} entries")
+    return qid
+
+
+def _differs(value, default):
+    try:
+        return bool(value != default)
+    except (TypeError, ValueError):
+        return value is not default

@@ -1,0 +1,163 @@
+"""What the command-line tools share (svmmap_learn, svmmap_classify, svmmap_baseline_learn,
+svmmap_baseline_classify): parameter validation by the estimators' own rules, the error
+policy (one line, exit status 1, no traceback unless --debug), training warnings printed as
+notes, and the scoring command, which reads a model file of any kind.
+
+Importing this module loads no numpy, scipy or scikit-learn: ``--help`` and argument errors
+stay fast (see svmmap.cli).
+"""
+
+import argparse
+import sys
+import warnings
+from contextlib import contextmanager
+
+from svmstruct_api.options import QPError
+
+from .atomic import check_output
+from .errors import SVMMapError, error_line
+from .options import CONVENTIONS, MAX_ABS_VALUE, METRICS_HELP, parse_metrics
+
+
+def check_params(parser, model, flags):
+    """Validate ``model``'s parameters with the estimator's own rules
+    (svmmap.base.BaseRanker.check_params, the same as the Python API's) and report a bad
+    value as a usage error naming the option: ``flags`` maps parameter -> option."""
+    from sklearn.utils._param_validation import InvalidParameterError
+    try:
+        model.check_params()
+    except InvalidParameterError as exc:
+        message = str(exc)
+        name = next((p for p in flags if f"'{p}' parameter" in message), None)
+        parser.error(f"argument {flags[name]}: {message}" if name else message)
+
+
+def positive_int(text):
+    """argparse type of an option that is no estimator parameter (estimator parameters are
+    validated by the estimator: ``check_params``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def run(prog, debug, action, data_file=None):
+    """Run ``action``; turn the errors a user can cause into one line and exit status 1.
+
+    ``data_file``: the data the command read (svmmap.errors.error_line)."""
+    try:
+        status = action()
+    except (SVMMapError, QPError, OSError, MemoryError) as exc:
+        if debug:
+            raise
+        print(f"{prog}: error: {error_line(exc, data_file)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    return status or 0
+
+
+@contextmanager
+def warnings_as_notes(prog, show=True):
+    """Print every warning raised inside the block as ``prog: note: message`` on stderr
+    (``show=False``: swallow them, for -v 0)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught if show else ():
+        print(f"{prog}: note: {warning.message}", file=sys.stderr)
+
+
+def add_group_option(parser):
+    """--group FILE: query sizes for data without qid: (LightGBM's .query files)."""
+    parser.add_argument("--group", default=None, metavar="FILE",
+                        help="for data without qid: one query size per line, the queries' "
+                             "documents consecutive (default: <data file>.query if present)")
+
+
+def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_baseline_learn"):
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Score documents with a trained svmmap model of any kind (SVM-MAP and "
+                    "the other structural SVMs, AdaRank, RankBoost, PRank) and report ranking "
+                    "metrics.")
+    parser.add_argument("test_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
+                                          "standard input), or an index file")
+    parser.add_argument("model_file", help=model_help)
+    parser.add_argument("predictions_file", help="where to write one score per input line")
+    parser.add_argument("-v", "--verbose", type=int, default=1,
+                        help="0 quiet, 1 metrics (default)")
+    parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
+                        help="evaluation convention: letor (default; LETOR's scripts: ties "
+                             "in file order, NDCG gain 2^label-1) or trec_eval (ties by docno, "
+                             "here the later line first; NDCG gain = label, discount "
+                             "1/log2(rank+1)); both count a query without a relevant document "
+                             "with AP 0")
+    parser.add_argument("--metrics", type=_metrics, default=None, metavar="LIST",
+                        help=f"what to report, in this order: {METRICS_HELP} (default: MAP, "
+                             "NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
+    add_group_option(parser)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    return parser
+
+
+def _metrics(text):
+    try:
+        return ",".join(name + ("" if k is None else f"@{k}")
+                        for name, k in parse_metrics(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def looks_like_model_file(path):
+    """True when ``path`` is a readable file whose first non-blank character is '{' (a JSON
+    model file; data files start with a label, a comment or a file name)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(256).lstrip().startswith(b"{")
+    except OSError:
+        return False
+
+
+def refuse_swapped(parser, data_file, order):
+    """parser.error when the data argument is a model file (arguments in the wrong order)."""
+    if data_file != "-" and looks_like_model_file(data_file):
+        parser.error(f"{data_file} looks like a model file, not data: the arguments are "
+                     f"{order}")
+
+
+def classify_main(argv=None, prog="svmmap_classify"):
+    """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.model_file)."""
+    parser = classify_parser(prog)
+    args = parser.parse_args(argv)
+    refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
+
+    def classify():
+        import numpy as np
+
+        from . import metrics
+        from .atomic import write_text_atomically
+        from .io import input_files, load_svmlight
+        from .model_file import load_model
+
+        check_output(args.predictions_file,
+                     [args.model_file, *input_files(args.test_file), args.group])
+        model = load_model(args.model_file)
+        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
+                                  group=args.group, max_abs_value=MAX_ABS_VALUE)
+        scores = model.decision_function(X, qid=qid)
+        write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
+        if args.verbose >= 1:
+            summary = metrics.evaluate(scores, y, qid, convention=args.convention,
+                                       measures=args.metrics)
+            print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "
+                  f"({args.convention} convention, {summary['queries']} queries averaged)")
+            for name, value in summary.items():
+                if name != "queries":
+                    print(f"{name}: {value:.4f}")
+
+    return run(prog, args.debug, classify, args.test_file)
