@@ -1,6 +1,7 @@
 """The command-line tools, with SVMstruct's conventions so that old scripts keep working:
 
     svmmap_learn    [-c C] [-e epsilon] [-w 0|3|4] [-l LOSS] [-v level]
+                    [--query-weights FILE]
                     [--n-thresholds N] [--base-columns LIST] [--acc-variant 2|3|4]
                     [--cost-ratio J] train_file model_file
 
@@ -206,6 +207,7 @@ def _learn_parser():
                              "positive (SVM-light's -j; default 1, or #non-relevant/#relevant "
                              "with --acc-variant 2)")
     add_group_option(parser)
+    add_query_weights_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -237,6 +239,14 @@ def _learn_model(parser, args):
     if features is not None:
         check_params(parser, features, LEARN_FLAGS)
     return params
+
+
+def add_query_weights_option(parser):
+    parser.add_argument("--query-weights", default=None, metavar="FILE",
+                        help="'qid weight' per line, every training query listed: the "
+                             "objective becomes 1/2|w|^2 + C/V sum_q v_q xi_q, V the sum of "
+                             "the weights of the queries that carry constraints (weight 2: "
+                             "the query counted twice; 0: left out)")
 
 
 def _learn_options(parser, args):
@@ -321,7 +331,7 @@ def learn_main(argv=None):
         import numpy as np
 
         from .estimator import SVMMap
-        from .io import input_files, load_svmlight
+        from .io import input_files, load_query_weights, load_svmlight
 
         selecting = args.vali is not None or args.holdout is not None
         fit_options = {}
@@ -331,6 +341,9 @@ def learn_main(argv=None):
             if args.dask_workers or args.scheduler:
                 from . import dask as svmmap_dask
 
+                if args.query_weights is not None:
+                    raise SVMMapError("--query-weights is not available with --dask-workers / "
+                                      "--scheduler")
                 check_output(args.model_file, svmmap_dask.expand_paths(args.train_file))
                 client = stack.enter_context(
                     svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
@@ -341,9 +354,15 @@ def learn_main(argv=None):
             else:
                 vali_files = [] if args.vali is None else input_files(args.vali)
                 check_output(args.model_file,
-                             [*input_files(args.train_file), args.group, *vali_files])
+                             [*input_files(args.train_file), args.group, *vali_files,
+                              args.query_weights])
                 X, y, qid = load_svmlight(args.train_file, group=args.group,
                                           max_abs_value=MAX_ABS_VALUE)
+                if args.query_weights is not None:
+                    if selecting:
+                        raise SVMMapError("--query-weights is not available with a list of C "
+                                          "values")
+                    fit_options["sample_weight"] = load_query_weights(args.query_weights, qid)
                 if selecting:
                     from .model_selection import SVMMapCV
 

@@ -15,6 +15,7 @@ itself keeps int32 indices when they fit), the relevance flags as uint8, ``ptr``
 the query of every document.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -66,6 +67,34 @@ def query_index(ptr):
     """The query number of every grouped document: g repeated ptr[g + 1] - ptr[g] times."""
     sizes = np.diff(ptr)
     return np.repeat(np.arange(len(sizes), dtype=np.intp), sizes)
+
+
+def check_sample_weight(sample_weight, qid, n_rows):
+    """One weight per row from ``sample_weight``: an array of n_rows weights (one per
+    document), or a mapping qid -> weight with every query of ``qid`` in it.  Weights must be
+    finite and non-negative."""
+    if isinstance(sample_weight, Mapping):
+        ids, inverse = np.unique(np.asarray(qid).ravel(), return_inverse=True)
+        missing = [q for q in ids.tolist() if q not in sample_weight]
+        if missing:
+            raise InputFormatError(f"sample_weight has no weight for query {missing[0]!r} "
+                                   f"({len(missing)} queries without a weight)")
+        try:
+            per_query = np.array([sample_weight[q] for q in ids.tolist()], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputFormatError("sample_weight: every weight must be a number") from None
+        weights = per_query[inverse.ravel()]
+    else:
+        try:
+            weights = np.asarray(sample_weight, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise InputFormatError("sample_weight must hold numbers") from None
+        if len(weights) != n_rows:
+            raise InputFormatError(f"X has {n_rows} rows but sample_weight has {len(weights)} "
+                                   "weights (give one per document, or a mapping qid -> weight)")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise InputFormatError("sample_weight must be finite and non-negative")
+    return weights
 
 
 @dataclass(frozen=True)
@@ -195,6 +224,20 @@ class QueryCollection:
         return QueryCollection(X=None if self.X is None else self.X[docs],
                                labels=None if self.labels is None else self.labels[docs],
                                ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
+
+    def query_weights(self, weights):
+        """v_q of every query from per-row weights (``check_sample_weight``, indexed by the
+        rows the collection was made from), which must be constant within each query."""
+        grouped = weights[self.rows]
+        starts = self.ptr[:-1]
+        lowest = np.minimum.reduceat(grouped, starts) if len(grouped) else grouped
+        highest = np.maximum.reduceat(grouped, starts) if len(grouped) else grouped
+        varying = np.flatnonzero(lowest != highest)
+        if len(varying):
+            raise InputFormatError(
+                f"sample_weight varies within query {self.query_ids[varying[0]]!r}: a ranking "
+                "loss weighs whole queries (give every document of a query the same weight)")
+        return lowest
 
     def trainable(self):
         """Split off the queries that carry constraints (at least one relevant and one

@@ -12,7 +12,7 @@ from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, TrainingResu
 from svmstruct_api.qp import QP_SOLVERS
 
 from .base import BaseRanker
-from .collection import QueryCollection
+from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
 from .features import BinnedFeatureMap
 from .options import LOSS_HELP, LOSSES, MEASURE_KINDS, ORACLES, parse_loss
@@ -52,8 +52,10 @@ class SVMMap(BaseRanker):
     where n counts the queries that carry constraints (at least one relevant and one
     non-relevant document) -- the SVMstruct 3.x / SVMrank convention.  The original SVM-map
     V1.00 release (built on SVMstruct 3.00) divides by n too (``svmCnorm = C/n`` in its
-    svm_struct_learn.c), so its ``-c C`` means the same as ``C`` here.  For ``loss="acc"``
-    the objective is the standard soft-margin SVM
+    svm_struct_learn.c), so its ``-c C`` means the same as ``C`` here.  With query weights
+    (``fit(..., sample_weight=...)``) the slack term is C/V sum_q v_q xi_q, V the sum of the
+    trainable queries' weights.  For ``loss="acc"`` the objective is the standard soft-margin
+    SVM
     1/2 |w|^2 + C/n sum_d c_d hinge_d with a free bias b, where n counts all training
     *documents* (svmmap.plugins.accuracy.AccuracyPlugin).
 
@@ -154,15 +156,22 @@ class SVMMap(BaseRanker):
             shown = [LogCallback()]
         return shown + as_callbacks(callbacks)
 
-    def fit(self, X, y, qid=None, callbacks=None):
+    def fit(self, X, y, qid=None, sample_weight=None, callbacks=None):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid (None: all rows
         are one query); return self.
+
+        ``sample_weight``: None, one weight v >= 0 per document, constant within each query
+        (any per-document weights for loss="acc"), or a mapping qid -> weight.  The objective
+        becomes 1/2 |w|^2 + C/V sum_q v_q xi_q, V the sum of the weights of the queries that
+        carry constraints (it replaces n): weights of 1 give the unweighted objective, a
+        weight of 2 is the query appearing twice, and queries of weight 0 are left out.  For
+        loss="acc": 1/2 |w|^2 + C/V sum_d v_d c_d hinge_d, V = sum_d v_d.
 
         ``callbacks``: one or a list of svmstruct_api.callbacks callbacks (objects with
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
         told about every cutting-plane iteration, besides what ``verbose`` shows."""
         self.check_params()
-        prepared = self._prepare(X, y, qid)
+        prepared = self._prepare(X, y, qid, sample_weight)
         try:
             result = self._learner(self.C, callbacks).fit(prepared["plugin"])
         except NonFiniteObjective as exc:
@@ -170,7 +179,7 @@ class SVMMap(BaseRanker):
         self._finish(prepared, result)
         return self
 
-    def _prepare(self, X, y, qid):
+    def _prepare(self, X, y, qid, sample_weight=None):
         """The training problem: the fitted feature map, the plugin over the trainable
         queries and the counts fit records (a dict), with skipped queries warned about."""
         X, y, qid = self._validate_training_data(X, y, qid)
@@ -184,6 +193,8 @@ class SVMMap(BaseRanker):
                 f"X has {collection.n_features} features (highest feature index): more than "
                 f"the {MAX_FEATURES} a dense weight vector can reasonably hold; renumber the "
                 "features")
+        weights = None if sample_weight is None else \
+            check_sample_weight(sample_weight, qid, len(collection.rows))
         trainable, n_without_relevant, n_all_relevant = collection.trainable()
         skipped = n_without_relevant + n_all_relevant
         if self.loss == "acc":  # a classifier learns from every document, whatever its query
@@ -197,7 +208,22 @@ class SVMMap(BaseRanker):
                 f"{skipped} of {collection.n_queries} queries carry no constraint and are "
                 f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
                 "with only relevant documents)", stacklevel=3)
-        plugin = self._plugin(trainable)
+        example_weights = None
+        if weights is not None and self.loss != "acc":
+            example_weights = trainable.query_weights(weights)
+            if not np.all(example_weights > 0):
+                kept = np.flatnonzero(example_weights > 0)
+                if len(kept) == 0:
+                    raise InputFormatError("every query that carries constraints has weight 0: "
+                                           "there is nothing to train on")
+                warnings.warn(f"{trainable.n_queries - len(kept)} queries of weight 0 are left "
+                              "out", stacklevel=3)
+                trainable, example_weights = trainable.subset(kept), example_weights[kept]
+        elif weights is not None and not np.any(weights > 0):
+            raise InputFormatError("every document has weight 0: there is nothing to train on")
+        plugin = self._plugin(trainable, None if weights is None or self.loss != "acc"
+                              else weights[trainable.rows])
+        plugin.example_weights = example_weights
         _check_memory(plugin.n_features, plugin.n_examples)
         return {"plugin": plugin, "feature_map": feature_map,
                 "n_queries_used": trainable.n_queries,
@@ -222,10 +248,12 @@ class SVMMap(BaseRanker):
         self.n_queries_without_relevant_ = prepared["n_queries_without_relevant"]
         self.n_queries_all_relevant_ = prepared["n_queries_all_relevant"]
 
-    def _plugin(self, collection):
-        """The structured model of ``self.loss`` over the training collection."""
+    def _plugin(self, collection, document_weights=None):
+        """The structured model of ``self.loss`` over the training collection
+        (``document_weights``: loss="acc" only, per document in grouped order)."""
         if self.loss == "acc":
-            return AccuracyPlugin(collection, cost_ratio=self.cost_ratio)
+            return AccuracyPlugin(collection, cost_ratio=self.cost_ratio,
+                                  document_weights=document_weights)
         if self.loss == "roc":
             return RocPlugin(collection, n_threads=self.n_threads)
         if self.loss != "map":

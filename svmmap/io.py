@@ -252,6 +252,39 @@ def dump_svmlight(path, X, y, qid, comments=None):
     write_text_atomically(path, lines)
 
 
+def load_query_weights(path, qid):
+    """The weight of every query of ``qid`` from a file of ``qid weight`` lines (``#``
+    comments and blank lines ignored; the format ``svmmap_learn --query-weights`` reads):
+    ``{qid value: weight}``, the keys as ``qid`` holds them.  Weights are finite and
+    non-negative, each query listed once; a query of ``qid`` the file does not list is an
+    error."""
+    text = _read_text(path)
+    weights, lines = {}, {}
+    for lineno, tokens, _ in _data_lines(text):
+        if len(tokens) != 2:
+            raise InputFormatError("expected 'qid weight'", path, lineno)
+        name, value = tokens
+        if name.startswith("qid:"):
+            name = name[4:]
+        try:
+            weight = float(value)
+        except ValueError:
+            raise InputFormatError(f"weight {value!r} is not a number", path, lineno) from None
+        if not (math.isfinite(weight) and weight >= 0):
+            raise InputFormatError(f"weight {value!r} must be finite and non-negative", path,
+                                   lineno)
+        if name in weights:
+            raise InputFormatError(f"query {name!r} listed twice (first on line "
+                                   f"{lines[name]})", path, lineno)
+        weights[name], lines[name] = weight, lineno
+    found = {}
+    for q in np.unique(np.asarray(qid)).tolist():
+        if str(q) not in weights:
+            raise InputFormatError(f"no weight for query {q!r} of the training data", path)
+        found[q] = weights[str(q)]
+    return found
+
+
 def _number(v):
     """Shortest text that reads back as the float ``v``, without a trailing ``.0``."""
     text = repr(v)

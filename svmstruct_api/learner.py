@@ -30,10 +30,12 @@ constraints.  ``make_learner(formulation, ...)`` picks the class by name.  Progr
 loop through callbacks (svmstruct_api.callbacks).
 
 Example bounds.  Every example i carries the bound b_i of its slack: the objective's slack term
-is sum_i b_i xi_i with b_i = C/n, computed in one place (``BaseSSVM._example_bounds``).  n-slack
-gives example i's group the bound b_i; 1-slack has one group with bound sum_i b_i = C and
-averages the constraints with weights b_i / C; the primal objective is
-P(w) = 1/2 |w|^2 + sum_i b_i H_i(w).
+is sum_i b_i xi_i with b_i = C/n, or b_i = C v_i / V for a model with example weights v_i > 0
+(``StructuredModel.example_weights``, V = sum_i v_i: weights of 1 give C/n exactly, and a
+weight of 2 is the example appearing twice), computed in one place
+(``BaseSSVM._example_bounds``).  n-slack gives example i's group the bound b_i; 1-slack has
+one group with bound sum_i b_i = C and averages the constraints with weights b_i / C; the
+primal objective is P(w) = 1/2 |w|^2 + sum_i b_i H_i(w).
 """
 
 import math
@@ -234,8 +236,19 @@ class BaseSSVM:
     # -- the loop --------------------------------------------------------------------------
 
     def _example_bounds(self, model):
-        """b_i = C/n of every example: the one place example bounds are made."""
+        """b_i = C v_i / V of every example (C/n without example weights, and whenever the
+        weights are all equal): the one place example bounds are made."""
         n = model.n_examples
+        weights = getattr(model, "example_weights", None)
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64)
+            if weights.shape != (n,) or not np.all(np.isfinite(weights)) \
+                    or np.any(weights <= 0):
+                raise ValueError("example_weights must hold one positive finite weight per "
+                                 "example")
+            if np.any(weights != weights[0]):
+                return ExampleBounds(values=self.C * weights / weights.sum(), total=self.C,
+                                     uniform=False)
         return ExampleBounds(values=np.full(n, self.C / n), total=self.C, uniform=True)
 
     def _start(self, model, previous=None):

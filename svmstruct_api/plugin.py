@@ -99,6 +99,9 @@ class StructuredModel(ABC):
     n_examples: int
     #: length of psi, i.e. of the weight vector w
     n_features: int
+    #: None, or the weight v_i > 0 of every example: the slack term becomes
+    #: C/V sum_i v_i xi_i, V = sum_i v_i (svmstruct_api.learner, example bounds)
+    example_weights = None
 
     @property
     def regularized(self):

@@ -46,9 +46,12 @@ class AccuracyPlugin(StructuredModel):
     collection : QueryCollection of all training documents.
     cost_ratio : float J > 0 (default 1), or "balanced" for #non-relevant / #relevant of the
         collection (ACC2).
+    document_weights : None, or v_d >= 0 per document of the collection (grouped order): the
+        objective becomes 1/2 |w|^2 + C/V sum_d v_d c_d hinge_d, V = sum_d v_d (weights of 1
+        give (1); a weight of 2 is the document appearing twice).
     """
 
-    def __init__(self, collection, cost_ratio=1.0):
+    def __init__(self, collection, cost_ratio=1.0, document_weights=None):
         self.collection = collection
         self.n_examples = collection.n_queries
         self.n_features = collection.n_features + 1
@@ -61,6 +64,9 @@ class AccuracyPlugin(StructuredModel):
         self.cost_ratio = resolve_cost_ratio(cost_ratio, n_rel, n_docs - n_rel)
         self._cost = np.where(self._sign > 0, self.cost_ratio, 1.0)
         self._scale = self.n_examples / n_docs
+        if document_weights is not None:  # c_d v_d, and n -> sum_d v_d
+            self._cost = self._cost * document_weights
+            self._scale = self.n_examples / float(np.sum(document_weights))
 
     @property
     def regularized(self):
