@@ -242,6 +242,12 @@ class _Ranking:
     def precision(self, k):
         return self._sum(self.rel & (self.pos <= k)) / k
 
+    def rprec(self):
+        """(#relevant in the top R) / R, R the query's number of relevant documents."""
+        cut = np.repeat(self.n_rel, self.sizes)
+        hits = self._sum(self.rel & (self.pos <= cut))
+        return np.divide(hits, self.n_rel, out=np.zeros(self.n_queries), where=self.n_rel > 0)
+
     def rr(self):
         first = self.rel & (self._within(self.rel) == 1)
         out = np.zeros(self.n_queries)
@@ -316,6 +322,7 @@ _KERNELS = {
     "p": lambda r, k: r.precision(_check_k(k, allow_none=False)),
     "ndcg": lambda r, k: r.ndcg(k),
     "rr": lambda r, k: r.rr(),
+    "rprec": lambda r, k: r.rprec(),
     "roc": lambda r, k: r.roc(),
     "accuracy": lambda r, k: r.accuracy(),
 }
@@ -325,6 +332,7 @@ _ALIASES = {
     "average_precision": "ap",
     "precision": "p",
     "mrr": "rr",
+    "r_precision": "rprec",
     "recip_rank": "rr",
     "reciprocal_rank": "rr",
     "roc_area": "roc",
@@ -395,6 +403,13 @@ def mean_reciprocal_rank(scores, labels, qid=None, convention="letor", docnos=No
     return _collection("rr", scores, labels, qid, None, convention, docnos, ptr)
 
 
+def r_precision(scores, labels, qid=None, convention="letor", docnos=None, *, ptr=None):
+    """Mean R-precision: ``(#relevant among the top R) / R`` per query, R its number of
+    relevant documents (trec_eval ``Rprec``); 0 for a query without relevant documents
+    (``"letor"``; ``"trec_eval"`` leaves such queries out)."""
+    return _collection("rprec", scores, labels, qid, None, convention, docnos, ptr)
+
+
 def roc_area(scores, labels, qid=None, convention="letor", *, ptr=None):
     """ROC area: fraction of (relevant, non-relevant) pairs of a query ordered correctly.
 
@@ -427,6 +442,7 @@ _FUNCTION_KINDS = {
     ndcg_at_k: "ndcg",
     reciprocal_rank: "rr",
     mean_reciprocal_rank: "rr",
+    r_precision: "rprec",
     roc_area: "roc",
     best_threshold_accuracy: "accuracy",
 }

@@ -115,3 +115,53 @@ def test_command_line_takes_the_new_losses(tmp_path, capsys):
     assert exit_info.value.code != 0
     assert "ndcg@zero" in capsys.readouterr().err
     assert not (tmp_path / "m2").exists()
+
+
+def test_experiments_registry_offers_each_measure_when_named():
+    from svmmap.experiments import registry
+
+    names = ["svm-ndcg@10", "svm-ndcg", "svm-mrr", "svm-p@10", "svm-rprec"]
+    default = [m.name for m in registry.select_methods()]
+    assert not set(names) & set(default) and "svm-map" in default
+    methods = registry.select_methods(names, {"C": [1.0]})
+    assert [m.measure for m in methods] == ["ndcg@10", "ndcg", "mrr", "p@10", "rprec"]
+    model = methods[0].factory(1.0)
+    assert model.loss == "ndcg@10"
+
+
+def test_selection_uses_the_trained_measure():
+    from svmmap import metrics
+    from svmmap.experiments.datasets import Split
+    from svmmap.experiments.registry import select_methods
+    from svmmap.experiments.selection import select
+
+    X, y, qid = random_collection(seed=9, n_queries=12, docs=(5, 20), n_features=4)
+    train, vali = Split(X[qid < 8], y[qid < 8], qid[qid < 8]), \
+        Split(X[qid >= 8], y[qid >= 8], qid[qid >= 8])
+    method = select_methods(["svm-mrr"], {"C": [0.01, 100.0]})[0]
+    chosen = select(method, train, vali)
+    for C, value in chosen.vali_map.items():
+        model = method.factory(C).fit(*train.arrays)
+        assert value == metrics.mean_reciprocal_rank(model.decision_function(vali.X), vali.y,
+                                                     vali.qid)
+
+
+def test_r_precision_matches_pytrec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from svmmap import metrics
+
+    rng = np.random.default_rng(4)
+    qid = np.repeat(np.arange(30), rng.integers(1, 15, 30))
+    labels = rng.integers(0, 3, len(qid)) * (rng.random(len(qid)) < 0.5)
+    scores = rng.integers(0, 5, len(qid)).astype(float)
+    docs = [f"d{i:04d}" for i in range(len(qid))]
+    qrels, run = {}, {}
+    for i, q in enumerate(qid.tolist()):
+        qrels.setdefault(str(q), {})[docs[i]] = int(labels[i])
+        run.setdefault(str(q), {})[docs[i]] = float(scores[i])
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"Rprec"}).evaluate(run)
+    ids, values = metrics.per_query("rprec", scores, labels, qid, convention="trec_eval")
+    for q, v in zip(ids.tolist(), values):
+        assert v == pytest.approx(ref[str(q)]["Rprec"], abs=1e-12)
+    assert metrics.r_precision(scores, labels, qid, convention="trec_eval") == \
+        pytest.approx(np.mean([ref[str(q)]["Rprec"] for q in ids.tolist()]), abs=1e-12)

@@ -40,7 +40,9 @@ class Method:
 
     ``grid`` is a sequence of hyper-parameter values, or a callable ``grid(n_features)``
     returning one (for the best single feature, whose "hyper-parameter" is the feature).
-    ``param`` names the hyper-parameter in tables ("C", "rounds", "feature").
+    ``param`` names the hyper-parameter in tables ("C", "rounds", "feature").  ``measure``
+    is the validation measure model selection maximises (a loss name of
+    :func:`svmmap.options.parse_loss`: "map", or the measure an SVM is trained for).
     """
 
     name: str
@@ -48,18 +50,20 @@ class Method:
     factory: object
     grid: object
     param: str
+    measure: str = "map"
 
     def grid_for(self, n_features):
         return list(self.grid(n_features) if callable(self.grid) else self.grid)
 
     def with_grid(self, grid):
-        return Method(self.name, self.label, self.factory, tuple(grid), self.param)
+        return Method(self.name, self.label, self.factory, tuple(grid), self.param,
+                      self.measure)
 
     def with_params(self, **params):
         """This method with ``params`` set on every estimator its factory makes."""
         factory = self.factory
         return Method(self.name, self.label, lambda value: factory(value).set_params(**params),
-                      self.grid, self.param)
+                      self.grid, self.param, self.measure)
 
 
 def predict(model, split):
@@ -116,7 +120,8 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     def factory(C):
         return estimator.SVMMap(C=C, loss=loss, **SVM_SETTINGS, **extra)
 
-    return Method(name, label, factory, C_GRID, "C")
+    measure = loss if loss not in ("roc", "acc") else "map"
+    return Method(name, label, factory, C_GRID, "C", measure)
 
 
 def _external(name, label, module, cls, param_names, grid, param, **fixed):
@@ -168,7 +173,16 @@ CANDIDATES = {
                                ("n_epochs",), EPOCHS_GRID,
                                "epochs"),
     "best-feature": lambda n_bins: _best_feature(),
+    # the measures beyond MAP (issue 17), each selected by its own validation measure; run
+    # when named (ON_REQUEST)
+    "svm-ndcg@10": lambda n_bins: _svm("svm-ndcg@10", "SVM-NDCG@10", "ndcg@10", n_bins),
+    "svm-ndcg": lambda n_bins: _svm("svm-ndcg", "SVM-NDCG", "ndcg", n_bins),
+    "svm-mrr": lambda n_bins: _svm("svm-mrr", "SVM-MRR", "mrr", n_bins),
+    "svm-p@10": lambda n_bins: _svm("svm-p@10", "SVM-P@10", "p@10", n_bins),
+    "svm-rprec": lambda n_bins: _svm("svm-rprec", "SVM-Rprec", "rprec", n_bins),
 }
+#: methods an experiment runs only when named
+ON_REQUEST = ("svm-ndcg@10", "svm-ndcg", "svm-mrr", "svm-p@10", "svm-rprec")
 
 
 def available_methods(n_bins=None):
@@ -199,14 +213,16 @@ def _number(text):
 
 
 def select_methods(names=None, grids=None, n_bins=None, exclude=()):
-    """The requested methods (default: all available but ``exclude``) with ``--grid``
+    """The requested methods (default: all available but ``exclude`` and ON_REQUEST) with
+    ``--grid``
     overrides applied.
 
     Raises SVMMapError naming the unknown or unavailable methods.
     """
     available = available_methods(n_bins)
     if names is None:
-        chosen = [name for name in available if name not in exclude]
+        chosen = [name for name in available
+                  if name not in exclude and name not in ON_REQUEST]
     else:
         chosen = [n.strip().lower() for n in names if n.strip()]
         unknown = [n for n in chosen if n not in CANDIDATES]

@@ -1,5 +1,6 @@
 """Model selection: train a method for every value of its grid on the training queries and
-keep the model with the highest validation MAP (LETOR convention, :mod:`svmmap.metrics`).
+keep the model with the highest validation MAP (LETOR convention, :mod:`svmmap.metrics`), or
+for an SVM trained for another measure (``Method.measure``: ndcg@10, mrr, ...) that measure.
 Ties go to the earliest value of the grid (grids are listed in increasing capacity, so the
 simplest model wins).  A grid value whose training fails in the QP solver
 (:class:`svmstruct_api.qp.QPError`) is skipped and recorded in ``Selected.failed``, so one
@@ -14,13 +15,15 @@ import numpy as np
 from svmstruct_api.qp import QPError
 
 from .. import metrics
+from ..options import parse_loss
 from .registry import predict
 
 
 @dataclass
 class Selected:
     """The outcome of :func:`select`: the ``grid`` tried, the chosen ``value`` and its fitted
-    ``model``, validation MAP of every grid value, and the wall time of the whole grid
+    ``model``, the validation measure (``method.measure``, MAP by default) of every grid
+    value in ``vali_map``, and the wall time of the whole grid
     (seconds)."""
 
     method: object
@@ -83,8 +86,24 @@ def low_end_stable(selected, train, split, factor=100.0):
     return same_ranking(selected.scores(split), predict(smaller, split), split.qid)
 
 
+def validation_measure(measure, scores, split):
+    """The mean of ``measure`` (a loss name: "map", "ndcg@10", "ndcg", "mrr", "p@10",
+    "rprec") over the queries of ``split`` ranked by ``scores`` (LETOR convention)."""
+    base, k = parse_loss(measure)
+    if base == "ndcg":
+        return metrics.ndcg_at_k(scores, split.y, split.qid, k=k)
+    if base == "p":
+        return metrics.precision_at_k(scores, split.y, split.qid, k=k)
+    if base == "mrr":
+        return metrics.mean_reciprocal_rank(scores, split.y, split.qid)
+    if base == "rprec":
+        return metrics.r_precision(scores, split.y, split.qid)
+    return metrics.mean_average_precision(scores, split.y, split.qid)
+
+
 def select(method, train, vali):
-    """Fit ``method`` on ``train`` for each grid value; pick by MAP on ``vali`` (Splits)."""
+    """Fit ``method`` on ``train`` for each grid value; pick by the method's validation
+    measure (MAP unless it is an SVM trained for another) on ``vali`` (Splits)."""
     start = time.perf_counter()
     best, vali_map, failed = None, {}, []
     grid = method.grid_for(train.X.shape[1])
@@ -94,8 +113,7 @@ def select(method, train, vali):
         except QPError as err:
             failed.append((value, str(err)))
             continue
-        vali_map[value] = metrics.mean_average_precision(
-            predict(model, vali), vali.y, vali.qid)
+        vali_map[value] = validation_measure(method.measure, predict(model, vali), vali)
         if best is None or vali_map[value] > vali_map[best[0]]:
             best = (value, model)
     if best is None:
