@@ -22,6 +22,7 @@ SCRIPTS = [
     ["c_sweep.py", "--datasets", "OHSUMED", "--binned", "--algorithms",
      "1-slack,1-slack+cvxopt", "--max-time", "120"],
     ["side_by_side.py"],
+    ["losses.py", "--datasets", "MQ2008,OHSUMED"],
 ]
 
 
