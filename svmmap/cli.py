@@ -39,7 +39,7 @@ from .cli_common import (
     run,
     warnings_as_notes,
 )
-from .errors import InputFormatError
+from .errors import InputFormatError, SVMMapError
 from .options import (
     LOSS_HELP,
     MAX_ABS_VALUE,
