@@ -214,13 +214,13 @@ class SVMMap(BaseRanker):
             if not np.all(example_weights > 0):
                 kept = np.flatnonzero(example_weights > 0)
                 if len(kept) == 0:
-                    raise InputFormatError("every query that carries constraints has weight 0: "
+                    raise InputFormatError("every query that carries constraints has zero weight: "
                                            "there is nothing to train on")
                 warnings.warn(f"{trainable.n_queries - len(kept)} queries of weight 0 are left "
                               "out", stacklevel=3)
                 trainable, example_weights = trainable.subset(kept), example_weights[kept]
         elif weights is not None and not np.any(weights > 0):
-            raise InputFormatError("every document has weight 0: there is nothing to train on")
+            raise InputFormatError("every document has zero weight: there is nothing to train on")
         plugin = self._plugin(trainable, None if weights is None or self.loss != "acc"
                               else weights[trainable.rows])
         plugin.example_weights = example_weights

@@ -34,6 +34,14 @@ def _expected_failed_checks(estimator):
         failures["check_fit2d_1feature"] = ALL_RELEVANT.format(
             "y = floor(3 u), every u of its seed above 1/3")
     if isinstance(estimator, SVMMap):
+        for check in ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+                      "check_sample_weights_shape", "check_sample_weights_not_overwritten",
+                      "check_sample_weight_equivalence_on_dense_data",
+                      "check_sample_weight_equivalence_on_sparse_data"):
+            failures[check] = (
+                "SVMMap's sample_weight weighs whole queries (constant within a query); the "
+                "check gives one query (qid=None) per-document weights that vary, or a query "
+                "without both relevant and non-relevant documents")
         failures["check_estimators_empty_data_messages"] = (
             "SVMMap trains on data whose lines have no features (every score 0, one of the "
             "robustness cases), so X with zero columns is not an error")
