@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from svmstruct_api.callbacks import LogCallback, as_callbacks
 from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, TrainingResult, make_learner
-from svmstruct_api.qp import QP_SOLVERS
+from svmstruct_api.qp import QP_SOLVERS, QPError
 
 from .base import BaseRanker
 from .collection import QueryCollection, check_sample_weight
@@ -176,6 +176,14 @@ class SVMMap(BaseRanker):
             result = self._learner(self.C, callbacks).fit(prepared["plugin"])
         except NonFiniteObjective as exc:
             raise InputFormatError(str(exc)) from None
+        except QPError:
+            largest = _largest_abs_value(prepared["plugin"].collection.X)
+            if not np.isfinite(float(self.C) * largest * largest):
+                raise InputFormatError(
+                    f"training overflowed: C = {float(self.C):g} times the squared largest "
+                    f"feature value ({largest:g}) is beyond float64; scale the features or "
+                    "lower C") from None
+            raise
         self._finish(prepared, result)
         return self
 
@@ -379,6 +387,12 @@ def _available_memory():
     except (ImportError, OSError, KeyError, ValueError):
         return None
     return max(available, 0)
+
+
+def _largest_abs_value(X):
+    """max |x| over the entries of X (dense or sparse; 0 for an empty X)."""
+    values = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else X
+    return float(np.max(np.abs(values), initial=0.0))
 
 
 def _finite_or_none(value):

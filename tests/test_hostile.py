@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, load_model, load_svmlight
@@ -253,6 +253,8 @@ def _extreme_problem(rows):
 @FAST
 @given(rows=_problems, algorithm=st.sampled_from(["1-slack", "n-slack"]),
        C=st.sampled_from([1.0, 100.0, 1e300]))
+@example(rows=[[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [-1e50, 0.0, 0.0], [0.0, 0.0, 0.0]],
+         algorithm="1-slack", C=1e300)  # C |x|^2 overflows: the QP failed with a traceback
 def test_svmmap_on_extreme_values_trains_or_refuses_in_one_line(rows, algorithm, C):
     X, y, qid = _extreme_problem(rows)
     model = SVMMap(C=C, algorithm=algorithm, max_time=5.0)
