@@ -65,12 +65,16 @@ setup(
             "initializedcheck": False,
         },
     ),
-    install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3", "scikit-learn>=1.6"],
+    # tqdm: the live progress line of svmmap_learn on a terminal (svmmap.progress)
+    install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3", "scikit-learn>=1.6",
+                      "tqdm>=4.60"],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ruff==0.17.5",
                  "matplotlib>=3.5", "lightgbm>=4",
                  # tests/test_datasets.py runs setup.py's build_py, which imports Cython
                  "Cython>=3.0",
+                 # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas
+                 "pandas>=1.5",
                  "dask[distributed]>=2023.1"],
         "plot": ["matplotlib>=3.5"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
