@@ -1,22 +1,83 @@
 """The console scripts' entry points (setup.py ``console_scripts``).
 
-Each imports its command inside a ``try``: Ctrl-C at any moment of start-up -- importing the
-command, numpy, scipy and the extensions takes about a second -- prints one line and exits
-with status 130, as Ctrl-C during the work does (svmmap.cli._run).  This module imports
-nothing but the standard library, so the handling is in place before any heavy import.
+Each runs its command under a Ctrl-C guard installed before any heavy import, so that Ctrl-C
+at any moment -- importing the command, numpy, scipy and the extensions takes about a second
+-- prints one line and exits with status 130, as Ctrl-C during the work does
+(svmmap.cli_common.run; during training the best model so far is still saved).  This module
+imports nothing but the standard library.
+
+A KeyboardInterrupt raised while a module is being imported is not safe: inside a C
+extension's start-up numpy's ``import_array`` prints it and raises ImportError,
+``PyCapsule_Import`` turns it into ``ImportError: could not import module "datetime"``, an
+import lock's weakref callback reports it as "Exception ignored", and C code that clears
+errors loses it.  So a SIGINT that arrives while any module is importing is held back and
+delivered again (``_thread.interrupt_main``) every 50 ms until it lands in ordinary code,
+where it is an ordinary KeyboardInterrupt.  Any exception after a recorded SIGINT is reported
+as the interruption it is.
 """
 
+import _thread
 import importlib
+import signal
 import sys
+import threading
+
+REDELIVER_SECONDS = 0.05
+
+
+def _importing(frame):
+    """Whether ``frame`` runs inside an import (importlib's frames are on the stack)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _CtrlCGuard:
+    """The SIGINT handler of one command's run (see the module's docstring)."""
+
+    def __init__(self):
+        self.interrupted = False
+        self._finished = False
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._finished = True
+        # After a Ctrl-C the command is ending: a second SIGINT is ignored.
+        signal.signal(signal.SIGINT, signal.SIG_IGN if self.interrupted else self._previous)
+
+    def _on_sigint(self, signum, frame):
+        self.interrupted = True
+        if _importing(frame):
+            threading.Timer(REDELIVER_SECONDS, self._redeliver).start()
+            return
+        raise KeyboardInterrupt
+
+    def _redeliver(self):
+        with self._lock:
+            if not self._finished:
+                _thread.interrupt_main()
 
 
 def _command(prog, module, function):
     def main():
-        try:
-            return getattr(importlib.import_module(module), function)()
-        except KeyboardInterrupt:
+        with _CtrlCGuard() as guard:
+            try:
+                status = getattr(importlib.import_module(module), function)()
+            except BaseException:
+                if not guard.interrupted:
+                    raise
+                status = None
+        if guard.interrupted and status != 130:
             print(f"{prog}: interrupted", file=sys.stderr)
             return 130
+        return status
 
     main.__name__ = main.__qualname__ = function
     main.__doc__ = f"``{prog}``: {module}.{function}, Ctrl-C at start-up included."

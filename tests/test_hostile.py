@@ -560,12 +560,15 @@ def test_too_many_features_for_memory_names_file_and_index(tmp_path):
 
 # --- Ctrl-C at any moment of start-up: one line, status 130 ------------------------------------
 
+@pytest.mark.parametrize("delay", [0.01, 0.05, 0.2])
 @pytest.mark.parametrize("command", ["learn_main", "classify_main", "baseline_learn_main"])
-def test_ctrl_c_while_the_command_imports_is_one_line(files, command):
+def test_ctrl_c_while_the_command_imports_is_one_line(files, command, delay):
     """The console scripts' entry points (svmmap.console) catch Ctrl-C from their first line:
-    the child reports 'ready' once the entry module is loaded, and is interrupted while it
-    imports the command (numpy, scipy, the extensions: about a second).  The interpreter's
-    own start-up before that (site, under 0.1 s) is Python's, not svmmap's."""
+    the child reports 'ready' once the entry module is loaded, and is interrupted ``delay``
+    seconds later while it imports the command (numpy, scipy, the extensions: about a second),
+    including inside a C extension's initialisation (numpy turned a Ctrl-C there into
+    'ImportError: PyCapsule_Import could not import module "datetime"' with a traceback).
+    The interpreter's own start-up before that (site, under 0.1 s) is Python's, not svmmap's."""
     script = ("import sys, svmmap.console as c\n"
               "print('ready', flush=True)\n"
               f"sys.argv[0] = 'svmmap'\nsys.exit(c.{command}())\n")
@@ -578,7 +581,7 @@ def test_ctrl_c_while_the_command_imports_is_one_line(files, command):
                                 *args[command]], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     assert process.stdout.readline() == "ready\n"
-    time.sleep(0.05)  # past the print, into the command's imports
+    time.sleep(delay)  # past the print, into the command's imports
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert "Traceback" not in err
