@@ -1,10 +1,11 @@
 """Start-up cost of the command-line tools against a bare interpreter.
 
-For ``svmmap_learn --help``, an argument error (``svmmap_learn -c x a b``) and
-``svmmap_classify --help``: the median wall time of ``--repeats`` runs, interleaved with
-``python -c pass`` runs so that both see the same machine state, their difference and ratio;
-and from ``python -X importtime -c "import svmmap.cli"`` the cumulative import time and which
-heavy packages (numpy, scipy, cvxopt, sklearn, matplotlib, pandas, dask) the import pulls in.
+For ``svmmap_learn --help``, an argument error (``svmmap_learn -c x a b``),
+``svmmap_classify --help`` and ``svmmap_baseline_learn --help``: the median wall time of
+``--repeats`` runs, interleaved with ``python -c pass`` runs so that both see the same machine
+state, their difference and ratio; and from ``python -X importtime -c "import svmmap.cli"``
+the cumulative import time and which heavy packages (numpy, scipy, cvxopt, sklearn,
+matplotlib, pandas, dask) the import pulls in.
 
     python benchmarks/startup.py [--label after] [--repeats 15]
 
@@ -29,6 +30,7 @@ COMMANDS = {
     "svmmap_learn --help": [str(BIN / "svmmap_learn"), "--help"],
     "svmmap_learn -c x a b (argument error)": [str(BIN / "svmmap_learn"), "-c", "x", "a", "b"],
     "svmmap_classify --help": [str(BIN / "svmmap_classify"), "--help"],
+    "svmmap_baseline_learn --help": [str(BIN / "svmmap_baseline_learn"), "--help"],
 }
 BARE = [sys.executable, "-c", "pass"]
 

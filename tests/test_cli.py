@@ -113,14 +113,18 @@ def test_cli_on_ohsumed_fold1_beats_the_best_single_feature(tmp_path):
 HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
 
 
-@pytest.mark.parametrize("tool, argv", [
-    ("learn_main", ["--help"]),
-    ("learn_main", ["-c", "x", "train.txt", "model.json"]),  # an argument error
-    ("learn_main", ["-l", "map", "--cost-ratio", "2", "train.txt", "model.json"]),
-    ("classify_main", ["--help"]),
+@pytest.mark.parametrize("module, tool, argv", [
+    ("svmmap.cli", "learn_main", ["--help"]),
+    ("svmmap.cli", "learn_main", ["-c", "x", "train.txt", "model.json"]),  # an argument error
+    ("svmmap.cli", "learn_main", ["-l", "map", "--cost-ratio", "2", "train.txt", "model.json"]),
+    ("svmmap.cli", "classify_main", ["--help"]),
+    ("svmmap.baselines.cli", "learn_main", ["--help"]),
+    ("svmmap.baselines.cli", "learn_main", ["--method", "prank", "-t", "5", "a.txt", "m"]),
+    ("svmmap.baselines.cli", "learn_main", ["--method", "lambdamart", "a.txt", "m"]),
+    ("svmmap.baselines.cli", "classify_main", ["--help"]),
 ])
-def test_help_and_argument_errors_import_nothing_heavy(tool, argv):
-    code = (f"import sys\nfrom svmmap import cli\ntry:\n    cli.{tool}({argv!r})\n"
+def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
+    code = (f"import sys\nimport {module} as cli\ntry:\n    cli.{tool}({argv!r})\n"
             f"except SystemExit:\n    pass\n"
             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

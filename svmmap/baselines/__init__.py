@@ -7,10 +7,25 @@ representation (QueryCollection), metrics (svmmap.metrics) and estimator API (sv
 * :class:`PRank` -- Crammer & Singer, NIPS 14.
 
 Their model files are read by ``svmmap.load_model`` and ``svmmap_classify`` like SVMMap's.
+The classes are imported on first use (PEP 562), so that ``svmmap_baseline_learn --help``
+(svmmap.baselines.cli) loads neither numpy nor scipy.
 """
 
-from .adarank import AdaRank
-from .prank import PRank
-from .rankboost import RankBoost
+import importlib
+
+#: public name -> the module that defines it, imported when the name is first used
+_LAZY = {"AdaRank": ".adarank", "RankBoost": ".rankboost", "PRank": ".prank"}
 
 __all__ = ["AdaRank", "RankBoost", "PRank"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -10,22 +10,19 @@ what is optimised, as in svmmap_learn: AdaRank's measure (``map`` for AdaRank.MA
 for AdaRank.NDCG); RankBoost (exponential pairwise loss) and PRank (ranking loss) have no
 choice to make and refuse it.  ``svmmap_baseline_classify`` is ``svmmap_classify``
 (svmmap.cli_common), which reads a model file of any kind.  Errors are one line and exit
-status 1, as in svmmap.cli.
+status 1, as in svmmap.cli.  numpy, the readers and the estimators are imported inside the
+command bodies, after the argument parsing: ``--help`` and argument errors import nothing heavy.
 """
 
 import argparse
-
-import numpy as np
 
 from ..atomic import check_output
 from ..cli_common import add_group_option, check_params, run, warnings_as_notes
 from ..cli_common import classify_main as classify_main_any
 from ..errors import InputFormatError
-from ..io import input_files, load_svmlight
 from ..options import MAX_ABS_VALUE
-from . import AdaRank, PRank, RankBoost
 
-METHODS = {"adarank": AdaRank, "rankboost": RankBoost, "prank": PRank}
+METHODS = ("adarank", "rankboost", "prank")
 
 
 def _learn_parser():
@@ -35,7 +32,7 @@ def _learn_parser():
                     "2003) or PRank (Crammer & Singer 2001).")
     parser.add_argument("train_file", help="SVMlight/LETOR file (or index file)")
     parser.add_argument("model_file", help="where to write the model (JSON)")
-    parser.add_argument("--method", choices=list(METHODS), required=True,
+    parser.add_argument("--method", choices=METHODS, required=True,
                         help="the learning method")
     parser.add_argument("-l", "--loss", choices=("map", "ndcg"), default=None,
                         help="what is optimised (as svmmap_learn's -l): AdaRank's measure, "
@@ -69,11 +66,14 @@ FLAGS = {"loss": "-l/--loss", "max_rounds": "-t/--max-rounds", "n_epochs": "--n-
 
 
 def _model(parser, args):
-    """The baseline the options describe, its parameters validated by the estimator."""
+    """The baseline the options describe, its parameters validated by the estimator (this
+    imports the estimators: after the argument parsing, not for --help)."""
     if args.loss is not None and args.method != "adarank":
         parser.error(f"-l/--loss chooses AdaRank's measure; {args.method} has no choice")
     if args.max_rounds is not None and args.method == "prank":
         parser.error("-t/--max-rounds applies to AdaRank and RankBoost; PRank has --n-epochs")
+    from . import AdaRank, PRank, RankBoost
+
     verbose = 1 if args.verbose >= 2 else 0
     if args.method == "adarank":
         model = AdaRank(loss=args.loss or "map", ndcg_k=args.ndcg_k,
@@ -94,6 +94,11 @@ def learn_main(argv=None):
     model = _model(parser, args)
 
     def learn():
+        import numpy as np
+
+        from ..io import input_files, load_svmlight
+        from .prank import PRank
+
         inputs = [*input_files(args.train_file), args.group]
         if args.eval_set is not None:
             inputs += input_files(args.eval_set)
