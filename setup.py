@@ -73,9 +73,10 @@ setup(
                  "matplotlib>=3.5", "lightgbm>=4",
                  # tests/test_datasets.py runs setup.py's build_py, which imports Cython
                  "Cython>=3.0",
-                 # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas
+                 # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas;
+                 # dask.dataframe needs pyarrow (dask's dataframe extra)
                  "pandas>=1.5",
-                 "dask[distributed]>=2023.1"],
+                 "dask[dataframe,distributed]>=2023.1"],
         "plot": ["matplotlib>=3.5"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
         "dask": ["dask[distributed]>=2023.1"],
