@@ -5,7 +5,6 @@ The public names below are imported on first use (PEP 562), so that ``import svm
 for ``svmmap_learn --help`` loads neither numpy nor scipy nor the extension.
 """
 
-import importlib
 import os
 
 # Before the OpenMP runtime loads with the kernels: idle OpenMP threads otherwise spin for
@@ -13,6 +12,7 @@ import os
 # oracle passes need.  A value the user has set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from ._lazy import lazy_names  # noqa: E402
 from .errors import InputFormatError, ModelFileError, SVMMapError  # noqa: E402
 
 __version__ = "0.1.0"
@@ -24,14 +24,4 @@ _LAZY = {"SVMMap": ".estimator", "load_svmlight": ".io", "dump_svmlight": ".io",
 __all__ = ["SVMMap", "load_svmlight", "dump_svmlight", "load_model", "SVMMapError",
            "InputFormatError", "ModelFileError", "__version__"]
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)

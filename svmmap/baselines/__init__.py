@@ -11,21 +11,11 @@ The classes are imported on first use (PEP 562), so that ``svmmap_baseline_learn
 (svmmap.baselines.cli) loads neither numpy nor scipy.
 """
 
-import importlib
+from .._lazy import lazy_names
 
 #: public name -> the module that defines it, imported when the name is first used
 _LAZY = {"AdaRank": ".adarank", "RankBoost": ".rankboost", "PRank": ".prank"}
 
 __all__ = ["AdaRank", "RankBoost", "PRank"]
 
-
-def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)
