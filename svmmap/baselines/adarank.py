@@ -110,12 +110,7 @@ class AdaRank(BaselineRanker):
         warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` selects the number of rounds by
         the validation measure.
         """
-        self.check_params()
-        X, y, qid = self._validate_training_data(X, y, qid)
-        full = QueryCollection.from_arrays(X, y, qid)
-        if full.n_features == 0:
-            raise InputFormatError("the data has no features: AdaRank's weak rankers are "
-                                   "features, and there is none to choose")
+        full = self._training_collection(X, y, qid, weak_rankers=True)
         keep = self._informative(full)
         if len(keep) == 0:
             raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "

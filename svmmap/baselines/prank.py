@@ -24,7 +24,6 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 from .._prank_kernel import prank_pass
-from ..collection import QueryCollection
 from ..errors import InputFormatError
 from ._base import BaselineRanker
 
@@ -69,9 +68,7 @@ class PRank(BaselineRanker):
     def fit(self, X, y, qid=None):
         """Train on documents X with graded labels y; return self.  ``qid`` only checks the
         input (PRank is pointwise): every document is one example."""
-        self.check_params()
-        X, y, qid = self._validate_training_data(X, y, qid)
-        collection = QueryCollection.from_arrays(X, y, qid)
+        collection = self._training_collection(X, y, qid)
         classes, rank = np.unique(collection.labels, return_inverse=True)
         if len(classes) < 2:
             raise InputFormatError("every training document has the same label: there is "

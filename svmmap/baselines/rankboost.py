@@ -140,12 +140,7 @@ class RankBoost(BaselineRanker):
         -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` keeps the
         number of rounds with the best validation MAP.
         """
-        self.check_params()
-        X, y, qid = self._validate_training_data(X, y, qid)
-        full = QueryCollection.from_arrays(X, y, qid)
-        if full.n_features == 0:
-            raise InputFormatError("the data has no features: RankBoost's weak rankers are "
-                                   "features, and there is none to choose")
+        full = self._training_collection(X, y, qid, weak_rankers=True)
         if unlabeled is None:
             mask = np.zeros(full.X.shape[0], dtype=bool)
         else:
