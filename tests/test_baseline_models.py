@@ -9,7 +9,7 @@ import pytest
 
 from svmmap import load_model, load_svmlight, metrics
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.errors import ModelFileError
+from svmmap.errors import InputFormatError, ModelFileError
 
 from conftest import data_file, random_collection
 
@@ -60,3 +60,14 @@ def test_ohsumed_fold1_beats_a_random_ranker(estimator, params):
         warnings.simplefilter("ignore")
         model = estimator(**params).fit(*train)
     assert model.score(X, y, qid) > random_map + 0.05
+
+
+
+@pytest.mark.parametrize("model", [AdaRank(), RankBoost(), PRank()],
+                         ids=["AdaRank", "RankBoost", "PRank"])
+def test_baselines_refuse_data_without_features_in_one_line(model):
+    """A baseline's weak rankers or weights are per feature: data whose lines have no feature
+    is refused by the one validation (BaseRanker._min_features), naming the method."""
+    X, y, qid = np.zeros((4, 0)), np.array([1, 0, 1, 0]), np.array([1, 1, 2, 2])
+    with pytest.raises(InputFormatError, match=f"0 feature.*{type(model).__name__}"):
+        model.fit(X, y, qid)

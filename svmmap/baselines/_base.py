@@ -6,7 +6,6 @@ import numpy as np
 from .. import metrics
 from ..base import BaseRanker
 from ..collection import QueryCollection
-from ..errors import InputFormatError
 
 
 def query_measure(scores, labels, ptr, measure, k):
@@ -28,13 +27,8 @@ class BaselineRanker(BaseRanker):
     subclasses define ``KIND``, ``__init__``, ``_parameter_constraints``, ``fit``,
     ``decision_function``, ``_fitted_state`` and ``_restore``."""
 
-    def _training_collection(self, X, y, qid, weak_rankers=False):
-        """Check the parameters, validate the training data and group it by query once
-        (QueryCollection).  ``weak_rankers``: the method's weak rankers are the features, so
-        data without any feature is refused."""
+    def _training_collection(self, X, y, qid):
+        """Check the parameters, validate the training data (at least one feature:
+        ``_min_features``) and group it by query once (QueryCollection)."""
         self.check_params()
-        collection = QueryCollection.from_arrays(*self._validate_training_data(X, y, qid))
-        if weak_rankers and collection.n_features == 0:
-            raise InputFormatError(f"the data has no features: {type(self).__name__}'s weak "
-                                   "rankers are features, and there is none to choose")
-        return collection
+        return QueryCollection.from_arrays(*self._validate_training_data(X, y, qid))

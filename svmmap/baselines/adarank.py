@@ -110,7 +110,7 @@ class AdaRank(BaselineRanker):
         warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` selects the number of rounds by
         the validation measure.
         """
-        full = self._training_collection(X, y, qid, weak_rankers=True)
+        full = self._training_collection(X, y, qid)
         keep = self._informative(full)
         if len(keep) == 0:
             raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "

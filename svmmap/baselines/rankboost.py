@@ -140,7 +140,7 @@ class RankBoost(BaselineRanker):
         -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` keeps the
         number of rounds with the best validation MAP.
         """
-        full = self._training_collection(X, y, qid, weak_rankers=True)
+        full = self._training_collection(X, y, qid)
         if unlabeled is None:
             mask = np.zeros(full.X.shape[0], dtype=bool)
         else:
