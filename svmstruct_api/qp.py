@@ -1,4 +1,5 @@
-"""The working-set QP of the cutting-plane learners: warm-started SMO, and cvxopt.
+"""The working-set QP of the cutting-plane learners: warm-started SMO and active-set
+methods, and cvxopt.
 
 Constraints k = 1..K, each attached to a slack group g(k) with bound C_g, read
 w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
@@ -11,26 +12,34 @@ w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
     s.t.  sum_{k in g} alpha_k <= C_g  for every g,   sum_k alpha_k a_k[U] = 0,           (D)
 
 with K_kl = a_k[R].a_l[R] and w_R = sum_k alpha_k a_k[R].  n-slack has one group per example
-(C_g = C/n), 1-slack a single group (C_g = C).  The smaller form is solved:
+(C_g = C/n), 1-slack a single group (C_g = C).  Solvers, by the shape of the problem
+(solver "smo", the default; no free component in play):
 
-- (D), when K <= dim(w) + #groups and no free component is in play, by the warm-started SMO
-  of svmstruct_api._simplex_qp, starting from the previous solve's multipliers (a cutting-
-  plane iteration adds one or a few constraints, so the old alpha is nearly optimal; an
-  interior-point solve would cost O(K^3) per step from scratch).  SMO rounds alternate with
-  a Newton step on the face its support spans; it stops at the duality gap it is given
-  (the learners pass 1% of C * epsilon) or cvxopt's targets, and hands over to cvxopt when
-  its step budget runs out, when a round cannot move (rounding noise in an ill-conditioned
-  Gram matrix) or when the gap stops decreasing.
-- otherwise by cvxopt, in whichever form has fewer variables ((P): dim(w) + #groups, (D): K),
-  the other form's solution read off cvxopt's multipliers.  When cvxopt refuses one form (a
-  singular KKT system) the other is tried, and a solve that is not optimal is retried with a
-  small ridge added to the quadratic term; if all of that fails, QPError is raised (an
-  almost-converged last attempt is accepted and flagged instead, see QPSolution.status).
-  The primal form is only tried while its dense KKT system is small (dim(w) + #groups <=
+- K <= dim(w) + #groups: (D) by the warm-started SMO of svmstruct_api._simplex_qp,
+  starting from the previous solve's multipliers (a cutting-plane iteration adds one or a
+  few constraints, so the old alpha is nearly optimal; an interior-point solve would cost
+  O(K^3) per step from scratch).  SMO rounds alternate with a Newton step on the face its
+  support spans; it stops at the duality gap it is given (the learners pass 1% of
+  C * epsilon) or cvxopt's targets, and hands over to cvxopt when its step budget runs
+  out, when a round cannot move (rounding noise in an ill-conditioned Gram matrix) or when
+  the gap stops decreasing.
+- K > dim(w) + #groups (few features, many constraints: 1-slack at large C), with few
+  groups: (D) by the warm-started active-set method of svmstruct_api._active_set, which
+  moves between nonsingular faces (at most rank(G) + #groups free multipliers) by Newton
+  steps and exchanges, to the same duality gap; G is rank-deficient there and SMO crawls
+  along its null space.  cvxopt takes over when it runs out of steps or cannot move.
+- otherwise (n-slack's many groups), and for solver "cvxopt", by cvxopt, in whichever
+  form has fewer variables ((P): dim(w) + #groups, (D): K), the other form's solution
+  read off cvxopt's multipliers.  When cvxopt refuses one form (a singular KKT system) the
+  other is tried, and a solve that is not optimal is retried with a small ridge added to
+  the quadratic term; if all of that fails, QPError is raised (an almost-converged last
+  attempt is accepted and flagged instead, see QPSolution.status).  The primal form is
+  only tried while its dense KKT system is small (dim(w) + #groups <=
   _MAX_PRIMAL_VARIABLES): with many features the dual is the form to solve.
 
-``solve(deadline=)`` stops between SMO rounds and before each cvxopt attempt once
-``time.perf_counter()`` passes the deadline, raising QPTimeout (the learners' max_time).
+``solve(deadline=)`` stops between SMO rounds, between active-set steps and before each
+cvxopt attempt once ``time.perf_counter()`` passes the deadline, raising QPTimeout (the
+learners' max_time).
 """
 
 import time
@@ -38,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._active_set import ActiveSetStuck, active_set_solve
 from ._simplex_qp import smo_solve
 from .options import QP_SOLVERS, QPError
 
@@ -59,6 +69,12 @@ _SMO_MIN_STEPS = 10000
 _SMO_ROUND = 20
 #: SMO hands over to cvxopt after this many consecutive rounds without a smaller gap
 _SMO_STALLED_ROUNDS = 3
+#: the active-set method's step budget before cvxopt takes over
+_ACTIVE_SET_STEPS_PER_CONSTRAINT = 5
+_ACTIVE_SET_MIN_STEPS = 100
+#: ... and its scope: at most this many groups, and a KKT system of at most this many rows
+_ACTIVE_SET_MAX_GROUPS = 8
+_ACTIVE_SET_MAX_SYSTEM = 400
 #: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
 _MAX_PRIMAL_VARIABLES = 4000
 
@@ -73,7 +89,7 @@ class QPSolution:
     dual_objective: float
     #: value of (P) at (w, slack)
     primal_objective: float
-    #: "smo", or cvxopt's "primal" or "dual"
+    #: "smo", "active-set", or cvxopt's "primal" or "dual"
     form: str
     #: "optimal", or "inaccurate" when only a near-optimal point was found (see module doc)
     status: str
@@ -88,8 +104,9 @@ class WorkingSet:
     the last solve are kept with their constraints: the next SMO solve starts from them.
 
     ``solver``: "smo" (default) solves (D) by the warm-started SMO of
-    svmstruct_api._simplex_qp when no free component is in play, and falls back to cvxopt
-    when SMO has not reached its gap within its step budget; "cvxopt" always uses cvxopt.
+    svmstruct_api._simplex_qp or the active-set method of svmstruct_api._active_set (module
+    doc) when no free component is in play, and falls back to cvxopt when they have not
+    reached their gap within their step budgets; "cvxopt" always uses cvxopt.
     """
 
     def __init__(self, n_features, group_bounds, regularized=None, solver="smo"):
@@ -199,16 +216,18 @@ class WorkingSet:
         1e-9 absolute plus 1e-9 relative).  The cutting-plane learners pass a fraction of
         C * epsilon: a QP gap delta adds delta to the optimality bound P(w) <= P* + C eps.
         ``deadline``: a ``time.perf_counter()`` value; QPTimeout is raised once it passes
-        (checked between SMO rounds and before each cvxopt attempt).
+        (checked between SMO rounds, every active-set step and before each cvxopt attempt).
         """
         if len(self) == 0:
             return QPSolution(w=np.zeros(self.n_features), alpha=np.empty(0),
                               slack=np.zeros(len(self.group_bounds)), dual_objective=0.0,
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
         solution = None
-        if self.solver == "smo" and self._dual_is_smaller() and \
-                not self._free_components_in_use():
-            solution = self._solve_smo(gap_tolerance, deadline)
+        if self.solver == "smo" and not self._free_components_in_use():
+            if self._dual_is_smaller():
+                solution = self._solve_smo(gap_tolerance, deadline)
+            elif self._active_set_is_small():
+                solution = self._solve_active_set(gap_tolerance, deadline)
         if solution is None:
             solution = self._solve_cvxopt(deadline)
         self._alpha_buffer[:len(self)] = solution.alpha
@@ -218,6 +237,14 @@ class WorkingSet:
         """(D) has K variables, (P) dim(w) + #groups: with few features and many constraints,
         G is rank-deficient, SMO crawls along its null space and cvxopt's small primal wins."""
         return len(self) <= self.n_features + len(np.unique(self.groups))
+
+    def _active_set_is_small(self):
+        """The active-set method refactors a KKT system of up to rank(G) + 2 #groups rows
+        every step: cheap for few groups and features (1-slack), not for n-slack's hundreds
+        of groups, where cvxopt's primal is faster."""
+        n_groups = len(np.unique(self.groups))
+        return n_groups <= _ACTIVE_SET_MAX_GROUPS and \
+            int(self.regularized.sum()) + 2 * n_groups <= _ACTIVE_SET_MAX_SYSTEM
 
     def _free_components_in_use(self):
         return not self._all_regularized and \
@@ -254,6 +281,27 @@ class WorkingSet:
         w = np.zeros(self.n_features)
         w[self.regularized] = alpha @ self.vectors[:, self.regularized]
         return self._solution(w, alpha, self.slacks(w), "smo", "optimal", 0.0)
+
+    def _solve_active_set(self, gap_tolerance, deadline):
+        """(D) by the warm-started active-set method of svmstruct_api._active_set; None when
+        it gave up (step budget, or no step possible: cvxopt takes over)."""
+        abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
+            (gap_tolerance, 0.0)
+        alpha = self.alpha.copy()
+        active_groups, group_index = np.unique(self.groups, return_inverse=True)
+        k = len(self)
+        try:
+            active_set_solve(
+                self._gram_buffer, self.losses, group_index.astype(np.intp),
+                self.group_bounds[active_groups], alpha, abs_gap, rel_gap,
+                int(self.regularized.sum()) + len(active_groups),
+                _ACTIVE_SET_STEPS_PER_CONSTRAINT * k + _ACTIVE_SET_MIN_STEPS,
+                None if deadline is None else lambda: _check_deadline(deadline))
+        except ActiveSetStuck:
+            return None
+        w = np.zeros(self.n_features)
+        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
+        return self._solution(w, alpha, self.slacks(w), "active-set", "optimal", 0.0)
 
     def _newton_polish(self, alpha, group_index, bounds):
         """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
@@ -331,7 +379,7 @@ class WorkingSet:
         return "inaccurate" if residual < _ACCEPTABLE_RESIDUAL else None
 
     def _solve_dual(self, active_groups, ridge):
-        from cvxopt import matrix, solvers  # imported when first needed: SMO solves most QPs
+        from cvxopt import matrix, solvers  # imported when first needed: rarely used
 
         k = len(self)
         n_groups = len(active_groups)

@@ -96,12 +96,18 @@ def test_smo_honours_a_loose_gap_tolerance_and_reports_the_gap():
     assert value == pytest.approx(alpha @ losses - 0.5 * alpha @ ws._gram @ alpha)
 
 
-def test_more_constraints_than_features_go_to_cvxopt():
-    """K > dim(w): G is rank-deficient, SMO would crawl; the small primal is solved."""
+def test_more_constraints_than_features_go_to_the_active_set_or_cvxopt():
+    """K > dim(w): G is rank-deficient, SMO would crawl.  With few groups the active-set
+    method solves (D); with many groups (n-slack) cvxopt's small primal does."""
     rng = np.random.default_rng(3)
-    ws = WorkingSet(4, [10.0])
-    ws.add(np.zeros(30, dtype=int), rng.normal(size=(30, 4)), rng.uniform(0, 1, 30))
-    assert ws.solve().form == "primal"
+    vectors, losses = rng.normal(size=(30, 4)), rng.uniform(0, 1, 30)
+    for n_groups, form in ((1, "active-set"), (20, "primal")):
+        groups = np.arange(30) % n_groups
+        solution = _working_set(vectors, losses, groups, np.full(n_groups, 10.0), "smo").solve()
+        reference = _working_set(vectors, losses, groups, np.full(n_groups, 10.0),
+                                 "cvxopt").solve()
+        assert solution.form == form
+        assert solution.dual_objective == pytest.approx(reference.dual_objective, rel=1e-8)
 
 
 def test_exhausted_smo_budget_falls_back_to_cvxopt(monkeypatch):

@@ -1,0 +1,440 @@
+# cython: language_level=3
+"""Warm-started active-set method for the working-set dual when it has more constraints than
+its Gram matrix has rank (few features, large C: the case where SMO crawls).
+
+The problem is svmstruct_api._simplex_qp's (D) without free components,
+
+    max_{alpha >= 0}  f(alpha) = L.alpha - 1/2 alpha^T G alpha
+    s.t.  sum_{k in g} alpha_k <= C_g  for every group g,
+
+with G = A A^T of rank at most dim(w).  As in the SMO, each group gets a slack variable
+s_g = C_g - sum_{k in g} alpha_k >= 0 (zero gradient, zero Gram row), so every group's
+feasible set is a simplex; variables 0..K-1 are the multipliers, K..K+G-1 the slacks.
+
+The method is the primal active-set method for convex QPs (Nocedal & Wright, Numerical
+Optimization, 2nd ed., section 16.5) on these simplices, kept on *nonsingular faces* as in
+Wolfe's minimum-norm-point algorithm (Wolfe 1976).  A face is a set F of variables allowed to
+be positive (at least one per group; the others are 0); the optimum on it solves
+
+    [ H_F  E_F^T ] [p ]   [g_F]
+    [ E_F   0    ] [nu] = [ 0 ],     g = L - G alpha (0 for a slack),
+
+H_F the Gram matrix of F's constraint vectors (0 for slacks), E_F group membership, p the
+step to the face optimum and nu_g the common gradient of group g's free variables there.
+The system is nonsingular exactly when the points (a_k, e_g(k)) of F are linearly
+independent, so |F| <= rank(G) + #groups.  One step is one of:
+
+- Newton: move along p by an exact line search, cut where a free variable reaches 0 (that
+  variable leaves F; a subset of an independent set is independent).
+- At a face optimum (p = 0): stop when the duality gap of (D),
+  sum_g C_g max(0, max_{k in g} g_k) - alpha.g, is at most the tolerance; otherwise the
+  variable j of largest weighted violation C_g (g_j - nu_g) > 0 enters.  [q; eta] =
+  -KKT_F^{-1} [G_Fj; e_g] gives the Schur complement s = G_jj + [G_Fj; e_g].[q; eta] of the
+  bordered system: s != 0, F + j is nonsingular; s = 0 (a_j depends on F's points: a
+  duplicate constraint, or F spans the rank already), the direction (q, 1) has zero
+  curvature and ascent g_j - nu_g > 0: x moves along it until a variable of F reaches 0,
+  and j takes its place (Wolfe's exchange).
+
+Every step raises f or shrinks F, so the method ends; a step budget bounds it anyway
+(cycling under rounding) and the caller falls back to cvxopt when it reports failure.
+Warm start: the previous solve's multipliers (new constraints at 0).  Their support is
+normally the last face (nonsingular); when it is not (after SMO or cvxopt, whose supports
+need not be independent: LAPACK's condition estimate says so), the face is rebuilt from one
+variable per group by the same entering step, a dependent variable being exchanged along
+the zero-curvature direction in whichever sense does not decrease f.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport INFINITY, fabs
+from scipy.linalg.cython_lapack cimport dgecon, dgetrf, dgetrs
+
+cnp.import_array()
+
+ctypedef cnp.intp_t intp
+
+#: a Schur complement or reciprocal condition number below this counts as singular
+cdef double _SINGULAR = 1e-10
+#: multipliers below this fraction of their group's bound are rounding (cvxopt's interior
+#: point leaves every inactive multiplier slightly positive): they start at 0
+cdef double _NEGLIGIBLE = 1e-10
+#: Newton steps on the exact gradient when no variable is violated but the gap is open
+cdef Py_ssize_t _REFINEMENTS = 3
+
+
+class ActiveSetStuck(Exception):
+    """No step is possible although the gap is open (rounding): cvxopt takes over."""
+
+
+cdef class _Solver:
+    cdef const double[:, ::1] gram
+    cdef const double[::1] losses, bounds
+    cdef const intp[::1] group
+    cdef Py_ssize_t k, n_groups, capacity, m
+    cdef double[::1] x, grad, system, lu, rhs, work
+    cdef int[::1] pivots, iwork
+    cdef intp[::1] face, position
+
+    def __init__(self, gram, losses, group, bounds, Py_ssize_t capacity):
+        self.gram, self.losses, self.group, self.bounds = gram, losses, group, bounds
+        self.k, self.n_groups = len(losses), len(bounds)
+        n = self.k + self.n_groups
+        self.capacity = min(capacity, n)
+        size = self.capacity + self.n_groups
+        self.x = np.zeros(n)
+        self.grad = np.zeros(n)  # the slacks' entries stay 0
+        self.system = np.empty(size * size)
+        self.lu = np.empty(size * size)
+        self.rhs = np.empty(size)
+        self.work = np.empty(4 * size)
+        self.pivots = np.empty(size, dtype=np.intc)
+        self.iwork = np.empty(size, dtype=np.intc)
+        self.face = np.empty(self.capacity + 1, dtype=np.intp)
+        self.position = np.full(n, -1, dtype=np.intp)
+        self.m = 0
+
+    cdef inline Py_ssize_t var_group(self, Py_ssize_t v) noexcept nogil:
+        return self.group[v] if v < self.k else v - self.k
+
+    cdef inline double hess(self, Py_ssize_t u, Py_ssize_t v) noexcept nogil:
+        return self.gram[u, v] if u < self.k and v < self.k else 0.0
+
+    cdef void exact_gradient(self) noexcept nogil:
+        """g = L - G alpha over the multipliers."""
+        cdef Py_ssize_t r, c
+        cdef double acc
+        for r in range(self.k):
+            acc = self.losses[r]
+            for c in range(self.k):
+                if self.x[c] != 0.0:
+                    acc -= self.gram[r, c] * self.x[c]
+            self.grad[r] = acc
+
+    cdef double factor(self) except -1.0:
+        """Build the face's KKT system and factor it; return its reciprocal condition
+        number (LAPACK's 1-norm estimate), 0 when it is exactly singular."""
+        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, r, c
+        cdef int size = <int> n, info = 0
+        cdef double anorm = 0.0, colsum, rcond = 0.0
+        cdef char norm = b'1'
+        for r in range(n * n):
+            self.system[r] = 0.0
+        for r in range(m):
+            for c in range(m):
+                self.system[r * n + c] = self.hess(self.face[r], self.face[c])
+            c = m + self.var_group(self.face[r])
+            self.system[r * n + c] = 1.0
+            self.system[c * n + r] = 1.0
+        for c in range(n):
+            colsum = 0.0
+            for r in range(n):
+                colsum += fabs(self.system[r * n + c])
+            anorm = max(anorm, colsum)
+        for r in range(n * n):
+            self.lu[r] = self.system[r]
+        dgetrf(&size, &size, &self.lu[0], &size, &self.pivots[0], &info)
+        if info != 0:
+            return 0.0
+        dgecon(&norm, &size, &self.lu[0], &size, &anorm, &rcond, &self.work[0],
+               &self.iwork[0], &info)
+        return rcond
+
+    cdef void solve(self) noexcept nogil:
+        """rhs <- KKT_F^{-1} rhs (the system is symmetric: row or column order alike)."""
+        cdef int size = <int> (self.m + self.n_groups), one = 1, info = 0
+        cdef char trans = b'N'
+        dgetrs(&trans, &size, &one, &self.lu[0], &size, &self.pivots[0], &self.rhs[0], &size,
+               &info)
+
+    cdef void add(self, Py_ssize_t v) noexcept nogil:
+        self.position[v] = self.m
+        self.face[self.m] = v
+        self.m += 1
+
+    cdef void drop_nonpositive(self) noexcept nogil:
+        """Remove the face's variables at x <= 0 (they are set to exactly 0)."""
+        cdef Py_ssize_t r, kept = 0, v
+        for r in range(self.m):
+            v = self.face[r]
+            if self.x[v] > 0.0:
+                self.face[kept] = v
+                self.position[v] = kept
+                kept += 1
+            else:
+                self.x[v] = 0.0
+                self.position[v] = -1
+        self.m = kept
+
+    cdef void move(self, double[::1] direction, Py_ssize_t m, double step,
+                   Py_ssize_t blocking) noexcept nogil:
+        """x_F += step direction (over the first m face entries), the gradient with it; the
+        blocking entry (if >= 0) exactly at 0."""
+        cdef Py_ssize_t r, i, v
+        cdef double d
+        for i in range(m):
+            v = self.face[i]
+            d = step * direction[i]
+            if d == 0.0:
+                continue
+            self.x[v] += d
+            if v < self.k:
+                for r in range(self.k):
+                    self.grad[r] -= d * self.gram[v, r]
+        if blocking >= 0:
+            self.x[self.face[blocking]] = 0.0
+
+    cdef Py_ssize_t blocking_step(self, double[::1] direction, Py_ssize_t m,
+                                  double *limit) noexcept nogil:
+        """The largest step keeping x_F + step direction >= 0, and the index in F of the
+        variable that blocks it (-1: none)."""
+        cdef Py_ssize_t i, blocking = -1
+        cdef double ratio
+        limit[0] = INFINITY
+        for i in range(m):
+            if direction[i] < 0.0:
+                ratio = -self.x[self.face[i]] / direction[i]
+                if ratio < limit[0]:
+                    limit[0] = ratio
+                    blocking = i
+        return blocking
+
+    cdef double gap(self, double *objective) noexcept nogil:
+        """Duality gap of (D) at x from the exact gradient; *objective = f(alpha)."""
+        cdef Py_ssize_t r, g
+        cdef double weighted = 0.0, linear = 0.0, total = 0.0
+        cdef double *up = &self.work[0]  # n_groups <= size: scratch
+        for g in range(self.n_groups):
+            up[g] = 0.0
+        for r in range(self.k):
+            g = self.group[r]
+            if self.grad[r] > up[g]:
+                up[g] = self.grad[r]
+            weighted += self.x[r] * self.grad[r]
+            linear += self.x[r] * self.losses[r]
+        for g in range(self.n_groups):
+            total += self.bounds[g] * up[g]
+        objective[0] = 0.5 * (linear + weighted)
+        return total - weighted
+
+    cdef void newton(self) noexcept nogil:
+        """rhs <- [p; nu]: the step from x to the face optimum, the groups' gradient there."""
+        cdef Py_ssize_t i
+        for i in range(self.m + self.n_groups):
+            self.rhs[i] = self.grad[self.face[i]] if i < self.m else 0.0
+        self.solve()
+
+    cdef double largest_step(self) noexcept nogil:
+        cdef Py_ssize_t i
+        cdef double pmax = 0.0
+        for i in range(self.m):
+            pmax = max(pmax, fabs(self.rhs[i]))
+        return pmax
+
+    cdef bint newton_step(self, double[::1] direction, Py_ssize_t entered) except -1:
+        """Move along the Newton step p (in rhs) by an exact line search cut where a
+        variable reaches 0 (it leaves the face); False when p is no ascent direction."""
+        cdef Py_ssize_t m = self.m, i
+        for i in range(m):
+            direction[i] = self.rhs[i]
+        return self.line_search(direction, m, self.curvature(direction, m), entered)
+
+    cdef double curvature(self, double[::1] direction, Py_ssize_t m) noexcept nogil:
+        """d^T H d over the first m face entries."""
+        cdef Py_ssize_t i, j
+        cdef double total = 0.0
+        for i in range(m):
+            if self.face[i] < self.k and direction[i] != 0.0:
+                for j in range(m):
+                    total += direction[i] * self.hess(self.face[i], self.face[j]) * direction[j]
+        return total
+
+    cdef bint line_search(self, double[::1] direction, Py_ssize_t m, double curvature,
+                          Py_ssize_t entered) except -1:
+        """x_F += t direction (over the first m face entries), t maximising f but at most
+        the step where a variable reaches 0 (which then leaves the face); False (nothing
+        moved) when direction is no ascent direction.  ActiveSetStuck when the variable
+        that just entered (``entered``) would leave at once."""
+        cdef Py_ssize_t i, blocking
+        cdef double ascent = 0.0, step, limit
+        for i in range(m):
+            ascent += direction[i] * self.grad[self.face[i]]
+        if not ascent > 0.0:
+            return False
+        blocking = self.blocking_step(direction, m, &limit)
+        step = ascent / curvature if curvature > 0.0 else INFINITY
+        if step < limit:
+            blocking = -1
+        else:
+            step = limit
+            if step == 0.0 and self.face[blocking] == entered:
+                raise ActiveSetStuck  # what just entered would leave at once
+        if not step < INFINITY:
+            raise ActiveSetStuck
+        self.move(direction, m, step, blocking)
+        if blocking >= 0:
+            self.drop_nonpositive()
+            if self.factor() <= 0.0:
+                raise ActiveSetStuck
+        return True
+
+    cdef Py_ssize_t most_violated(self) noexcept nogil:
+        """The variable outside the face of largest C_g (g_j - nu_g) > 0 (nu in rhs), -1
+        when there is none."""
+        cdef Py_ssize_t v, g, best_var = -1
+        cdef double score, best = 0.0
+        for v in range(self.k + self.n_groups):
+            if self.position[v] >= 0:
+                continue
+            g = self.var_group(v)
+            score = self.bounds[g] * ((self.grad[v] if v < self.k else 0.0)
+                                      - self.rhs[self.m + g])
+            if score > best:
+                best, best_var = score, v
+        return best_var
+
+    cdef int enter(self, Py_ssize_t j, double[::1] direction) except -1:
+        """Enter variable j (at x_j >= 0) into the face (module doc): return 1 when F + j is
+        nonsingular (j added, refactored); otherwise move along (q, 1), whose curvature is
+        the Schur complement (0 up to rounding), in the sense in which f does not decrease,
+        by an exact line search cut where a variable reaches 0 (it leaves; j is added unless
+        it is that variable), and return 0."""
+        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, i, gj = self.var_group(j)
+        cdef Py_ssize_t blocking
+        cdef double schur, scale, ascent, limit, step, diag = self.hess(j, j)
+        for i in range(n):
+            self.rhs[i] = 0.0
+        for i in range(m):
+            self.rhs[i] = self.hess(self.face[i], j)
+        self.rhs[m + gj] = 1.0
+        self.solve()  # rhs = -[q; eta]
+        schur = diag
+        scale = diag + fabs(self.rhs[m + gj])
+        for i in range(m):
+            schur -= self.hess(self.face[i], j) * self.rhs[i]
+            scale += fabs(self.hess(self.face[i], j) * self.rhs[i])
+        schur -= self.rhs[m + gj]
+        if fabs(schur) > _SINGULAR * scale and m < self.capacity:
+            self.add(j)
+            if self.factor() <= 0.0:
+                raise ActiveSetStuck
+            return 1
+        # F + j is dependent (at the capacity rank(G) + #groups it must be: schur is rounding)
+        ascent = self.grad[j]
+        for i in range(m):
+            direction[i] = -self.rhs[i]
+            ascent += direction[i] * self.grad[self.face[i]]
+        direction[m] = 1.0
+        if ascent < 0.0:
+            ascent = -ascent
+            for i in range(m + 1):
+                direction[i] = -direction[i]
+        self.face[m] = j  # temporarily, to move x_j with the face
+        blocking = self.blocking_step(direction, m + 1, &limit)
+        step = ascent / schur if schur > 0.0 else INFINITY
+        if blocking < 0 or step < limit:
+            raise ActiveSetStuck  # nothing reaches 0: F + j is not dependent after all
+        self.move(direction, m + 1, limit, blocking)
+        if blocking == m:  # j itself reached 0: the face is unchanged
+            return 0
+        self.add(j)
+        self.drop_nonpositive()
+        if self.factor() <= 0.0:
+            raise ActiveSetStuck
+        return 0
+
+    cdef bint rebuild(self, double[::1] direction) except -1:
+        """The face of the positive variables; rebuilt by entering steps from one variable
+        per group when its KKT system is (nearly) singular."""
+        cdef Py_ssize_t v, g, n = self.k + self.n_groups
+        cdef intp[::1] first = np.full(self.n_groups, -1, dtype=np.intp)
+        self.m = 0
+        for v in range(n):
+            self.position[v] = -1
+        for v in range(n):
+            if self.x[v] > 0.0 and self.m < self.capacity:
+                self.add(v)
+        if self.m < self.capacity and self.factor() > _SINGULAR:
+            return True
+        for v in range(n):  # the largest variable of every group
+            g = self.var_group(v)
+            if self.x[v] > 0.0 and (first[g] < 0 or self.x[v] > self.x[first[g]]):
+                first[g] = v
+        self.m = 0
+        for v in range(n):
+            self.position[v] = -1
+        for g in range(self.n_groups):
+            self.add(first[g])
+        if self.factor() <= 0.0:
+            raise ActiveSetStuck
+        for v in range(n):
+            if self.x[v] > 0.0 and self.position[v] < 0:
+                self.enter(v, direction)
+        return True
+
+
+def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
+                     const intp[::1] group, const double[::1] bounds, double[::1] alpha,
+                     double abs_tol, double rel_tol, Py_ssize_t max_face,
+                     Py_ssize_t max_steps, check=None):
+    """Improve the feasible ``alpha`` in place until the duality gap of (D) is at most
+    ``abs_tol + rel_tol * |f(alpha)|``; return (steps, gap, f(alpha)).  Raise
+    ActiveSetStuck (alpha untouched) when ``max_steps`` steps did not reach the gap, no step
+    was possible, or a face would exceed ``max_face`` variables (rank(G) + #groups bounds a
+    nonsingular face).
+
+    ``gram``: its leading K x K block is G (a buffer with spare capacity is fine);
+    ``group[k]`` in 0..len(bounds)-1; ``check()``, if given, is called every step (the
+    caller's deadline: it raises to stop).
+    """
+    cdef Py_ssize_t k = losses.shape[0], n_groups = bounds.shape[0], v, g, i, m
+    cdef Py_ssize_t steps, entered = -1, refinements = 0
+    cdef double gap, objective, bmax = 0.0
+    cdef _Solver s = _Solver(gram, losses, group, bounds, max_face)
+    cdef double[::1] direction = np.empty(s.capacity + 1)
+    cdef double[::1] mass = np.zeros(n_groups)
+    for g in range(n_groups):
+        bmax = max(bmax, bounds[g])
+    # start: negligible multipliers at 0, groups over their bound scaled back (rounding)
+    for v in range(k):
+        if alpha[v] > _NEGLIGIBLE * bounds[group[v]]:
+            s.x[v] = alpha[v]
+            mass[group[v]] += alpha[v]
+    for v in range(k):
+        g = group[v]
+        if mass[g] > bounds[g]:
+            s.x[v] *= bounds[g] / mass[g]
+    for g in range(n_groups):
+        s.x[k + g] = max(bounds[g] - min(mass[g], bounds[g]), 0.0)
+        if s.x[k + g] <= _NEGLIGIBLE * bounds[g]:
+            s.x[k + g] = 0.0
+            if mass[g] == 0.0:  # an empty group at a zero bound: nothing to optimise
+                raise ActiveSetStuck
+    s.exact_gradient()
+    s.rebuild(direction)
+    for steps in range(1, max_steps + 1):
+        if check is not None:
+            check()
+        s.newton()  # rhs = [p; nu]
+        if s.largest_step() > _SINGULAR * bmax and s.newton_step(direction, entered):
+            entered = -1
+            continue
+        # at the face optimum: the gap, from the exact gradient
+        s.exact_gradient()
+        gap = s.gap(&objective)
+        if gap <= abs_tol + rel_tol * fabs(objective):
+            for v in range(k):
+                alpha[v] = s.x[v]
+            return steps, gap, objective
+        s.newton()
+        entered = s.most_violated()
+        if entered >= 0:
+            refinements = 0
+            s.enter(entered, direction)
+            continue
+        # no variable outside the face is violated, yet the gap is open: the face optimum
+        # is not accurate enough; refine it with Newton steps on the exact gradient
+        refinements += 1
+        if refinements > _REFINEMENTS or not s.newton_step(direction, -1):
+            raise ActiveSetStuck
+    raise ActiveSetStuck

@@ -1,0 +1,201 @@
+"""The warm-started active-set method of the working-set dual (svmstruct_api._active_set)
+against cvxopt's primal and dual forms, its warm starts from SMO's and cvxopt's
+multipliers, its hand-over to cvxopt, and the learners reaching the same optimum with it."""
+
+import time
+
+import numpy as np
+import pytest
+
+import svmstruct_api.qp as qp_module
+from svmmap.collection import QueryCollection
+from svmmap.plugins import MapPlugin
+from svmstruct_api._active_set import ActiveSetStuck, active_set_solve
+from svmstruct_api.learner import make_learner
+from svmstruct_api.qp import QPTimeout, WorkingSet
+
+from conftest import random_collection
+
+BOUNDS = (1e-3, 1.0, 1e3, 1e5)
+
+
+def _problem(seed):
+    """K > dim(w) + #groups (the active set's domain), 1-3 groups, bounds C in BOUNDS
+    (times 0.5-2 per group); every third problem repeats one constraint for half the set,
+    every other one duplicates a few rows."""
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 12))
+    n_groups = int(rng.integers(1, 4))
+    k = int(rng.integers(d + n_groups + 1, 90))
+    vectors = rng.normal(size=(k, d)) * rng.uniform(0.01, 3)
+    if seed % 3 == 0:
+        vectors[: k // 2] = vectors[0]
+    if seed % 2 == 0:
+        vectors[k // 3: k // 3 + 3] = vectors[1:4]
+    losses = rng.uniform(0, 1, k)
+    groups = rng.integers(0, n_groups, k)
+    groups[:n_groups] = np.arange(n_groups)  # every group holds a constraint
+    bounds = BOUNDS[seed % 4] * rng.uniform(0.5, 2, n_groups)
+    return vectors, losses, groups, bounds
+
+
+def _reference(vectors, losses, groups, bounds):
+    """cvxopt's primal and dual forms of the same QP."""
+    ws = WorkingSet(vectors.shape[1], bounds, solver="cvxopt")
+    ws.add(groups, vectors, losses)
+    active = np.unique(groups)
+    return ws._solve_primal(active, 0.0), ws._solve_dual(active, 0.0)
+
+
+def _solve_in_steps(vectors, losses, groups, bounds, gap, pieces=3):
+    """Add the constraints in ``pieces`` batches, solving after each (warm starts)."""
+    ws = WorkingSet(vectors.shape[1], bounds)
+    cuts = np.linspace(0, len(losses), pieces + 1).astype(int)
+    forms = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        ws.add(groups[a:b], vectors[a:b], losses[a:b])
+        solution = ws.solve(gap_tolerance=gap)
+        forms.append(solution.form)
+    return ws, solution, forms
+
+
+def _check_feasible(solution, groups, bounds):
+    assert np.all(solution.alpha >= 0)
+    assert np.all(np.bincount(groups, solution.alpha, len(bounds)) <= bounds * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_active_set_reaches_the_optimum_of_both_cvxopt_forms(seed):
+    vectors, losses, groups, bounds = _problem(seed)
+    primal, dual = _reference(vectors, losses, groups, bounds)
+    scale = max(1.0, abs(dual.dual_objective))
+    gap = 1e-8 * scale
+    ws, solution, forms = _solve_in_steps(vectors, losses, groups, bounds, gap)
+    assert forms[-1] == "active-set"
+    _check_feasible(solution, groups, bounds)
+    for reference in (primal, dual):
+        assert solution.dual_objective == pytest.approx(reference.dual_objective,
+                                                        abs=1e-7 * scale)
+    # the certificate: (P) at its w with the exact slacks is within the gap of (D)
+    assert solution.primal_objective - solution.dual_objective <= gap * (1 + 1e-6)
+    assert solution.primal_objective >= dual.dual_objective - 1e-7 * scale
+    np.testing.assert_allclose(ws.slacks(solution.w), solution.slack)
+
+
+@pytest.mark.parametrize("C", BOUNDS)
+def test_every_constraint_repeated(C):
+    """Each constraint twice (and a block of identical ones): the KKT systems of the faces
+    that hold both copies are singular; the exchanges must keep the faces independent."""
+    rng = np.random.default_rng(7)
+    base = rng.normal(size=(20, 3))
+    vectors = np.vstack([base, base, np.repeat(base[:1], 5, axis=0)])
+    losses = np.concatenate([rng.uniform(0, 1, 20)] * 2 + [np.full(5, 0.9)])
+    groups = np.zeros(len(losses), dtype=int)
+    bounds = np.array([C])
+    _, dual = _reference(vectors, losses, groups, bounds)
+    scale = max(1.0, abs(dual.dual_objective))
+    _, solution, forms = _solve_in_steps(vectors, losses, groups, bounds, 1e-8 * scale)
+    assert forms[-1] == "active-set"
+    _check_feasible(solution, groups, bounds)
+    assert solution.dual_objective == pytest.approx(dual.dual_objective, abs=1e-7 * scale)
+
+
+@pytest.mark.parametrize("previous", ["smo", "cvxopt"])
+def test_warm_start_from_other_solvers_multipliers(previous):
+    """SMO's and cvxopt's supports need not be independent (cvxopt's interior point leaves
+    every multiplier slightly positive): the face is rebuilt before the method starts."""
+    rng = np.random.default_rng(11)
+    d = 6
+    vectors, losses = rng.normal(size=(40, d)), rng.uniform(0, 1, 40)
+    groups = np.zeros(40, dtype=int)
+    ws = WorkingSet(d, [100.0], solver=previous)
+    ws.add(groups[:30], vectors[:30], losses[:30])
+    first = ws.solve()
+    assert first.form == ("primal" if previous == "cvxopt" else "active-set")
+    ws.solver = "smo"
+    ws.add(groups[30:], vectors[30:], losses[30:])
+    solution = ws.solve(gap_tolerance=1e-8)
+    _, dual = _reference(vectors, losses, groups, np.array([100.0]))
+    assert solution.form == "active-set"
+    assert solution.dual_objective == pytest.approx(dual.dual_objective, abs=2e-8)
+
+
+def test_smo_multipliers_as_warm_start():
+    """K crosses dim(w) + 1 during the run: SMO's last multipliers start the active set."""
+    rng = np.random.default_rng(5)
+    d = 8
+    vectors, losses = rng.normal(size=(30, d)), rng.uniform(0, 1, 30)
+    ws = WorkingSet(d, [1000.0])
+    forms = []
+    for k in range(30):
+        ws.add([0], vectors[k:k + 1], losses[k:k + 1])
+        forms.append(ws.solve(gap_tolerance=1e-7).form)
+    assert forms[0] == "smo" and forms[-1] == "active-set"
+    _, dual = _reference(vectors, losses, np.zeros(30, dtype=int), np.array([1000.0]))
+    assert ws.solve(gap_tolerance=1e-7).dual_objective == \
+        pytest.approx(dual.dual_objective, abs=1e-6)
+
+
+def test_giving_up_hands_over_to_cvxopt(monkeypatch):
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_STEPS_PER_CONSTRAINT", 0)
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MIN_STEPS", 1)
+    vectors, losses, groups, bounds = _problem(1)
+    ws = WorkingSet(vectors.shape[1], bounds)
+    ws.add(groups, vectors, losses)
+    solution = ws.solve()
+    assert solution.form in ("primal", "dual")
+    _, dual = _reference(vectors, losses, groups, bounds)
+    assert solution.dual_objective == pytest.approx(dual.dual_objective, rel=1e-6)
+
+
+def test_non_finite_data_stops_the_method():
+    """NaN in the Gram matrix: no comparison holds, every loop must still end."""
+    gram = np.full((5, 5), np.nan)
+    with pytest.raises(ActiveSetStuck):
+        active_set_solve(gram, np.ones(5), np.zeros(5, dtype=np.intp), np.array([1.0]),
+                         np.zeros(5), 1e-9, 0.0, 3, 1000)
+
+
+def test_deadline_and_ctrl_c_inside_the_active_set(monkeypatch):
+    vectors, losses, groups, bounds = _problem(2)
+    ws = WorkingSet(vectors.shape[1], bounds)
+    ws.add(groups, vectors, losses)
+    with pytest.raises(QPTimeout):
+        ws.solve(deadline=time.perf_counter() - 1.0)
+    assert np.all(ws.alpha == 0)  # nothing half-done was kept
+
+    def interrupt(deadline):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(qp_module, "_check_deadline", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        ws.solve(deadline=time.perf_counter() + 60)
+
+
+@pytest.mark.parametrize("cache_size", [0, 3])
+@pytest.mark.parametrize("C", [1e3, 1e5])
+def test_one_slack_at_large_C_reaches_the_cvxopt_optimum(monkeypatch, C, cache_size):
+    """Few features and large C: the working set outgrows dim(w) + 1 and the active set
+    solves most QPs; the run ends within 1.01 C eps of the optimum both dual bounds bound."""
+    X, y, qid = random_collection(seed=23, n_queries=10, docs=(6, 14), n_features=4)
+    collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
+    forms = []
+    solve = WorkingSet.solve
+
+    def spy(self, *args, **kwargs):
+        solution = solve(self, *args, **kwargs)
+        forms.append((self.solver, solution.form))
+        return solution
+
+    monkeypatch.setattr(WorkingSet, "solve", spy)
+    eps = 1e-3
+    results = {solver: make_learner(C=C, epsilon=eps, formulation="1-slack",
+                                    cache_size=cache_size, qp_solver=solver,
+                                    max_iter=2000).fit(MapPlugin(collection))
+               for solver in ("smo", "cvxopt")}
+    assert ("smo", "active-set") in forms
+    smo, cvx = results["smo"], results["cvxopt"]
+    assert smo.converged and cvx.converged
+    for result in (smo, cvx):
+        assert result.primal_objective <= max(smo.dual_objective, cvx.dual_objective) \
+            + 1.01 * C * eps * (1 + 1e-9)
