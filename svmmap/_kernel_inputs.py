@@ -6,8 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 
 CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
-CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data, intp indices and
-indptr."""
+CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data; indices and indptr
+both int32 or both intp (the kernels take either, so scipy's int32 arrays are read in
+place)."""
 
 ConstraintInputs = namedtuple(
     "ConstraintInputs",
@@ -21,12 +22,19 @@ that do not need graded gains."""
 
 
 def csr_for_kernels(X):
-    """The arrays of a sparse X in the form the fused constraint passes read (copied only when
-    the index arrays are not already intp)."""
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sort_indices()
-    return CSRArrays(np.ascontiguousarray(X.data), X.indices.astype(np.intp, copy=False),
-                     X.indptr.astype(np.intp, copy=False), X.shape)
+    """The arrays of a sparse X in the form the fused constraint passes read: X's own arrays
+    when they already are (float64 data, int32 or intp indices and indptr of one type, sorted
+    indices), otherwise the converted copies -- never more than needed."""
+    if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
+        X = sp.csr_matrix(X, dtype=np.float64)
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    index_type = X.indices.dtype
+    if index_type not in (np.int32, np.intp) or X.indptr.dtype != index_type:
+        index_type = np.intp
+    return CSRArrays(np.ascontiguousarray(X.data),
+                     np.ascontiguousarray(X.indices, dtype=index_type),
+                     np.ascontiguousarray(X.indptr, dtype=index_type), X.shape)
 
 
 def checked_offsets(relevant, ptr):
@@ -65,7 +73,7 @@ def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
         has_data = len(X.data) > 0
         dense = empty
         data = X.data if has_data else empty
-        indices = X.indices if has_data else empty_index
+        indices = X.indices if has_data else np.zeros(1, dtype=X.indices.dtype)
         indptr = X.indptr
     else:
         dense = np.ascontiguousarray(X, dtype=np.float64).ravel()

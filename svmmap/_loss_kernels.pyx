@@ -481,9 +481,10 @@ def most_violated(scores, gains, ptr, str kind, k=None, int n_threads=1):
 def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
     """The whole separation step of one cutting-plane iteration for the loss ``kind`` (as in
     ``most_violated``), in one pass over the data (``_query_core.constraints_pass``): for
-    every query the scores X_q w, the most violated ranking y_hat_q, its loss Delta_q and
-    dpsi_q = X_q^T (c* - c_hat).  X is a C-contiguous float64 ndarray or the CSRArrays of a
-    sparse matrix, documents in grouped order.  Returns (loss (n,), dpsi (n, d))."""
+    every query the scores X_q w, the most violated ranking y_hat_q, its loss Delta_q, the
+    coefficients c* - c_hat of dpsi_q = X_q^T (c* - c_hat) and the margin w.dpsi_q.  X is a
+    C-contiguous float64 ndarray or the CSRArrays of a sparse matrix, documents in grouped
+    order.  Returns (loss (n,), coef (m,), margin (n,))."""
     cdef LossSpec spec
     relevant = np.asarray(gains) > 0
     if kind == "ndcg":
@@ -492,11 +493,11 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
         inputs = checked_constraint_inputs(X, w, relevant, ptr)
     discount = _spec(kind, k, largest_query(inputs.ptr), &spec)
     if kind == "ndcg":
-        loss, dpsi = constraints_pass(inputs, _ndcg_oracle, &spec, n_threads)
+        loss, coef, margin = constraints_pass(inputs, _ndcg_oracle, &spec, n_threads)
     else:
-        loss, dpsi = constraints_pass(inputs, _counting_oracle, &spec, n_threads)
+        loss, coef, margin = constraints_pass(inputs, _counting_oracle, &spec, n_threads)
     del discount
-    return _checked_losses(loss, kind), dpsi
+    return _checked_losses(loss, kind), coef, margin
 
 
 @cython.boundscheck(False)

@@ -26,6 +26,7 @@ from ._query_core cimport (
     coefficients_from_interleaving,
     constraints_pass,
     count_relevant,
+    csr_combine,
     oracle_pass,
     split_sorted,
     delete_workspaces,
@@ -256,14 +257,16 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     """The whole separation step of one cutting-plane iteration, in one pass over the data.
 
     For every query q: scores s = X_q w, Algorithm 2's most violated ranking y_hat_q, its loss
-    Delta_q = 1 - AP(y_hat_q), and dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat)
-    with c*_i = 1/|P| (relevant), c*_j = -1/|N| (non-relevant) and c_hat as in the module
-    docstring (``_query_core.constraints_pass``; ``method`` and ``n_threads`` as in
+    Delta_q = 1 - AP(y_hat_q), the coefficients c* - c_hat of
+    dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat) with c*_i = 1/|P|
+    (relevant), c*_j = -1/|N| (non-relevant) and c_hat as in the module docstring, and the
+    margin w.dpsi_q (``_query_core.constraints_pass``; ``method`` and ``n_threads`` as in
     ``most_violated_map``).
 
     X is a C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (see
-    ``csr_for_kernels``), documents in grouped order.  Returns (loss (n,), dpsi (n, d));
-    queries without a relevant or without a non-relevant document get loss 0 and dpsi 0.
+    ``csr_for_kernels``), documents in grouped order.  Returns (loss (n,), coef (m,),
+    margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
+    coefficients 0 and margin 0.
     """
     cdef MapOracle options
     options.use_scan = _method_is_scan(method)
@@ -272,6 +275,51 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     cdef const double[::1] harmonic = harmonic_arr
     options.harmonic = &harmonic[0]
     return constraints_pass(inputs, _most_violated_one, &options, n_threads)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def combine_rows(X, u):
+    """X^T u = sum_k u_k x_k, the d-vector the 1-slack constraint and w are made of
+    (svmmap.plugins.rows), for X a C-contiguous float64 ndarray or the CSRArrays of a sparse
+    matrix (``csr_for_kernels``) and u float64 (m,).  Summed row by row in order, skipping
+    rows with u_k = 0: the bits do not depend on where X lies in memory (a BLAS product's
+    do), and no temporary of X's size is made."""
+    u_arr = np.ascontiguousarray(u, dtype=np.float64)
+    if u_arr.shape != (X.shape[0],):
+        raise ValueError("X and u do not fit together")
+    cdef Py_ssize_t n_rows = X.shape[0], n_features = X.shape[1], k, j
+    out_arr = np.zeros(n_features + 1)
+    cdef double[::1] out = out_arr
+    cdef const double[::1] weights = u_arr if n_rows else np.zeros(1)
+    cdef const double[:, ::1] dense
+    cdef const double[::1] data
+    cdef const int[::1] indices32, indptr32
+    cdef const Py_ssize_t[::1] indices64, indptr64
+    cdef double c
+    if isinstance(X, CSRArrays):
+        if len(X.data) == 0:
+            return out_arr[:n_features]
+        data = X.data
+        if X.indices.dtype.itemsize == sizeof(Py_ssize_t):
+            indices64, indptr64 = X.indices, X.indptr
+            with nogil:
+                csr_combine(&data[0], &indices64[0], &indptr64[0], n_rows, &weights[0],
+                            &out[0])
+        else:
+            indices32, indptr32 = X.indices, X.indptr
+            with nogil:
+                csr_combine(&data[0], &indices32[0], &indptr32[0], n_rows, &weights[0],
+                            &out[0])
+        return out_arr[:n_features]
+    dense = np.ascontiguousarray(X, dtype=np.float64)
+    with nogil:
+        for k in range(n_rows):
+            c = weights[k]
+            if c != 0.0:
+                for j in range(n_features):
+                    out[j] += c * dense[k, j]
+    return out_arr[:n_features]
 
 
 def ideal_coefficients(relevant, ptr):

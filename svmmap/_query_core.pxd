@@ -6,7 +6,6 @@ cimports them).  All positions are local to the query: document k of a query is 
 cimport cython
 from cython.parallel cimport prange, threadid
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemv
 
 
@@ -161,7 +160,13 @@ cdef inline void dense_scores(const double *X, Py_ssize_t n_features, Py_ssize_t
           &beta, out, &one)
 
 
-cdef inline void csr_scores(const double *data, const Py_ssize_t *indices, const Py_ssize_t *indptr,
+ctypedef fused index_t:
+    # the index type of a CSR X: scipy's int32 when the indices fit, else intp
+    int
+    Py_ssize_t
+
+
+cdef inline void csr_scores(const double *data, const index_t *indices, const index_t *indptr,
                             Py_ssize_t lo, Py_ssize_t size, const double *w,
                             double *out) noexcept nogil:
     """out[k] = X[lo + k] . w for a CSR X."""
@@ -174,27 +179,15 @@ cdef inline void csr_scores(const double *data, const Py_ssize_t *indices, const
         out[k] = total
 
 
-cdef inline void dense_accumulate(const double *X, Py_ssize_t n_features, Py_ssize_t lo,
-                                  Py_ssize_t size, const double *coef, double *out) noexcept nogil:
-    """out += sum_k coef[k] X[lo + k] (BLAS dgemv: out += A coef, A as in dense_scores)."""
-    cdef int m = <int> n_features, n = <int> size, one = 1
-    cdef double alpha = 1.0, beta = 1.0
-    if n == 0 or m == 0:
-        return
-    dgemv("N", &m, &n, &alpha, <double *> X + lo * n_features, &m, <double *> coef, &one,
-          &beta, out, &one)
-
-
-cdef inline void csr_accumulate(const double *data, const Py_ssize_t *indices, const Py_ssize_t *indptr,
-                                Py_ssize_t lo, Py_ssize_t size, const double *coef,
-                                double *out) noexcept nogil:
-    """out += sum_k coef[k] X[lo + k] for a CSR X."""
+cdef inline void csr_combine(const double *data, const index_t *indices, const index_t *indptr,
+                             Py_ssize_t n_rows, const double *u, double *out) noexcept nogil:
+    """out += sum_k u[k] X[k] for a CSR X, row by row (rows with u[k] = 0 skipped)."""
     cdef Py_ssize_t k, p
     cdef double c
-    for k in range(size):
-        c = coef[k]
+    for k in range(n_rows):
+        c = u[k]
         if c != 0.0:
-            for p in range(indptr[lo + k], indptr[lo + k + 1]):
+            for p in range(indptr[k], indptr[k + 1]):
                 out[indices[p]] += c * data[p]
 
 
@@ -262,27 +255,35 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
                                    int n_threads):
     """One pass over all queries q of the checked ``inputs`` (``_kernel_inputs.
     checked_constraint_inputs``): the scores s = X_q w (BLAS dgemv on dense rows, or the CSR
-    rows), the oracle's y_hat_q with its loss Delta_q, and
+    rows, int32 or intp indices), the oracle's y_hat_q with its loss Delta_q, and the
+    coefficients of
 
         dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat),
         c*_i = 1/|P| for relevant i,  c*_j = -1/|N| for non-relevant j
 
-    (c*: the coefficients of the correct ranking, every relevant document on top).  The
-    oracle is handed the query's slice of ``inputs.gains`` when it is not None.  Queries
-    without a relevant or without a non-relevant document get Delta_q = 0 and dpsi_q = 0.
-    The queries are split over ``n_threads`` threads, each with its own workspace; every
-    query is computed by one thread in the same order whatever their number, so the results
-    do not depend on it.  Returns (loss (n,), dpsi (n, d))."""
+    (c*: the coefficients of the correct ranking, every relevant document on top), with the
+    margin w.dpsi_q = sum_k (c* - c_hat)_k s_k.  dpsi_q itself is not formed: it is a
+    combination of the query's rows of X, which the caller forms only where it is needed
+    (svmmap.plugins.rows), so the pass allocates O(documents + queries), never
+    queries x features.  The oracle is handed the query's slice of ``inputs.gains`` when it
+    is not None.  Queries without a relevant or without a non-relevant document get
+    Delta_q = 0, coefficients 0 and margin 0.  The queries are split over ``n_threads``
+    threads, each with its own workspace; every query is computed by one thread in the same
+    order whatever their number, so the results do not depend on it.  Returns
+    (loss (n,), coef (m,) = c* - c_hat, margin (n,))."""
     import numpy as np
 
     from ._kernel_inputs import largest_query
 
     cdef bint is_csr = inputs.is_csr
+    cdef bint wide = inputs.indices.dtype.itemsize == sizeof(Py_ssize_t)
     cdef Py_ssize_t n_features = inputs.n_features
     cdef const double[::1] dense = inputs.dense
     cdef const double[::1] data = inputs.data
-    cdef const Py_ssize_t[::1] indices = inputs.indices
-    cdef const Py_ssize_t[::1] indptr = inputs.indptr
+    cdef const int[::1] indices32 = inputs.indices if not wide else np.zeros(1, np.intc)
+    cdef const int[::1] indptr32 = inputs.indptr if not wide else np.zeros(1, np.intc)
+    cdef const Py_ssize_t[::1] indices64 = inputs.indices if wide else np.zeros(1, np.intp)
+    cdef const Py_ssize_t[::1] indptr64 = inputs.indptr if wide else np.zeros(1, np.intp)
     cdef const double[::1] w = inputs.w
     cdef const unsigned char[::1] r = inputs.relevant
     cdef const Py_ssize_t[::1] p = inputs.ptr
@@ -290,10 +291,13 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
     cdef const double[::1] g = inputs.gains if has_gains else np.zeros(1)
     cdef const double *gain_base = &g[0] if has_gains else NULL
     cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel, k
+    cdef double total
     loss_arr = np.zeros(n_queries)
-    dpsi_arr = np.empty((n_queries, max(n_features, 1)))
+    margin_arr = np.zeros(n_queries)
+    coef_arr = np.zeros(r.shape[0] + 1)
     cdef double[::1] loss = loss_arr
-    cdef double[:, ::1] dpsi = dpsi_arr
+    cdef double[::1] margin = margin_arr
+    cdef double[::1] coef = coef_arr
     cdef int threads = max(n_threads, 1)
     cdef Workspace **workspaces = new_workspaces(threads, largest_query(inputs.ptr))
     cdef Workspace *ws
@@ -302,27 +306,23 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
             ws = workspaces[threadid()]
             lo = p[q]
             size = p[q + 1] - lo
-            # dpsi is np.empty: its row is zeroed here, by the thread that fills it.  (With
-            # np.zeros, one build of _map_kernels ran this pass 15% slower on OHSUMED's binned
-            # features, the time going to the CSR scatter into the fresh row; not so here.)
-            memset(&dpsi[q, 0], 0, n_features * sizeof(double))
             n_rel = count_relevant(&r[lo], size)
             if n_rel == 0 or n_rel == size:
                 continue
-            if is_csr:
-                csr_scores(&data[0], &indices[0], &indptr[0], lo, size, &w[0], ws.scores)
-            else:
+            if not is_csr:
                 dense_scores(&dense[0], n_features, lo, size, &w[0], ws.scores)
-            loss[q] = oracle(ws.scores, &r[lo], gain_base + lo if has_gains else NULL, size,
-                             n_rel, ws, ws.coef, context)
-            for k in range(size):
-                ws.coef[k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
-                    - ws.coef[k]
-            if is_csr:
-                csr_accumulate(&data[0], &indices[0], &indptr[0], lo, size, ws.coef,
-                               &dpsi[q, 0])
+            elif wide:
+                csr_scores(&data[0], &indices64[0], &indptr64[0], lo, size, &w[0], ws.scores)
             else:
-                dense_accumulate(&dense[0], n_features, lo, size, ws.coef, &dpsi[q, 0])
+                csr_scores(&data[0], &indices32[0], &indptr32[0], lo, size, &w[0], ws.scores)
+            loss[q] = oracle(ws.scores, &r[lo], gain_base + lo if has_gains else NULL, size,
+                             n_rel, ws, &coef[lo], context)
+            total = 0.0
+            for k in range(size):
+                coef[lo + k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
+                    - coef[lo + k]
+                total = total + coef[lo + k] * ws.scores[k]
+            margin[q] = total
     finally:
         delete_workspaces(workspaces, threads)
-    return loss_arr, dpsi_arr[:, :n_features]
+    return loss_arr, coef_arr[:-1], margin_arr

@@ -35,7 +35,8 @@ counted from 1) likewise, so one sort and one counting sweep give everything in
 O(m log m) per query, without enumerating the |P||N| pairs.
 
 ``roc_constraints`` fuses the whole separation step: scores X_q w, this oracle and
-dpsi_q = X_q^T (c* - c_hat), in one pass over the data (``_query_core.constraints_pass``).
+the coefficients of dpsi_q = X_q^T (c* - c_hat), in one pass over the data
+(``_query_core.constraints_pass``).
 """
 
 import numpy as np
@@ -172,20 +173,21 @@ def roc_constraints(X, w, relevant, ptr, int n_threads=1):
 
     For every query q: scores s = X_q w, the most violated ranking
     y_hat_q = argmax_y Delta_ROC(y*, y) + w.psi(y) (the pairwise rule of the module docstring:
-    y_ij = -1 exactly when s_i - s_j < 1/2), its loss Delta_q = sum_i a_i / (|P||N|), and
+    y_ij = -1 exactly when s_i - s_j < 1/2), its loss Delta_q = sum_i a_i / (|P||N|), the
+    coefficients c* - c_hat of
 
         dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat),
 
     c*_i = 1/|P| (relevant), c*_j = -1/|N| (non-relevant), c_hat_i = (|N| - 2 a_i)/(|P||N|),
-    c_hat_j = (|P| - 2 b_j)/(|P||N|) (``_query_core.constraints_pass``).  The same as
-    ``most_violated_roc`` on the scores X w followed by dpsi, without the intermediate
-    arrays.
+    c_hat_j = (|P| - 2 b_j)/(|P||N|), and the margin w.dpsi_q
+    (``_query_core.constraints_pass``).  The same as ``most_violated_roc`` on the scores X w,
+    without the intermediate scores.
 
     X is a C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (see
     ``_kernel_inputs.csr_for_kernels``), documents in grouped order; ``n_threads`` as in
-    ``most_violated_roc`` (the results do not depend on it).  Returns (loss (n,),
-    dpsi (n, d)); queries without a relevant or without a non-relevant document get loss 0
-    and dpsi 0.
+    ``most_violated_roc`` (the results do not depend on it).  Returns (loss (n,), coef (m,),
+    margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
+    coefficients 0 and margin 0.
     """
     return constraints_pass(checked_constraint_inputs(X, w, relevant, ptr),
                             _most_violated_one, NULL, n_threads)

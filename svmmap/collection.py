@@ -29,19 +29,26 @@ from .options import MAX_ABS_VALUE
 
 def check_features(X):
     """Return X as float64 CSR with sorted indices (if sparse) or a C-contiguous float64 2-d
-    ndarray, all finite and at most MAX_ABS_VALUE in magnitude."""
+    ndarray, all finite and at most MAX_ABS_VALUE in magnitude.  X itself when it already is
+    (a CSR input's int32 indices are kept); a copy only of what must change (the caller's
+    matrix is never modified)."""
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
+        if not (X.format == "csr" and X.dtype == np.float64):
+            X = sp.csr_matrix(X, dtype=np.float64)
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
         values = X.data
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise InputFormatError(f"X must be two-dimensional, got shape {X.shape}")
         values = X
-    if not np.all(np.isfinite(values)):
+    # min and max find NaN (which they propagate), infinities and the largest magnitude
+    # without a temporary of X's size
+    lowest, highest = (values.min(), values.max()) if values.size else (0.0, 0.0)
+    if not (np.isfinite(lowest) and np.isfinite(highest)):
         raise InputFormatError("X contains NaN or infinite values")
-    if values.size and np.max(np.abs(values)) > MAX_ABS_VALUE:
+    if max(highest, -lowest) > MAX_ABS_VALUE:
         flat = int(np.argmax(np.abs(values)))
         if sp.issparse(X):
             row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
@@ -225,25 +232,38 @@ class QueryCollection:
                                labels=None if self.labels is None else self.labels[docs],
                                ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
 
-    def query_weights(self, weights):
-        """v_q of every query from per-row weights (``check_sample_weight``, indexed by the
-        rows the collection was made from), which must be constant within each query."""
+    def query_weights(self, weights, queries=None):
+        """v_q of every query (of the query numbers ``queries``, if given) from per-row
+        weights (``check_sample_weight``, indexed by the rows the collection was made from),
+        which must be constant within each of those queries."""
         grouped = weights[self.rows]
         starts = self.ptr[:-1]
         lowest = np.minimum.reduceat(grouped, starts) if len(grouped) else grouped
         highest = np.maximum.reduceat(grouped, starts) if len(grouped) else grouped
+        queries = np.arange(self.n_queries) if queries is None else queries
+        lowest, highest = lowest[queries], highest[queries]
         varying = np.flatnonzero(lowest != highest)
         if len(varying):
             raise InputFormatError(
-                f"sample_weight varies within query {self.query_ids[varying[0]]!r}: a ranking "
-                "loss weighs whole queries (give every document of a query the same weight)")
+                f"sample_weight varies within query {self.query_ids[queries[varying[0]]]!r}: a "
+                "ranking loss weighs whole queries (give every document of a query the same "
+                "weight)")
         return lowest
 
-    def trainable(self):
-        """Split off the queries that carry constraints (at least one relevant and one
-        non-relevant document).  Returns (collection, n_without_relevant, n_all_relevant)."""
+    def trainable_queries(self):
+        """The query numbers of the queries that carry constraints (at least one relevant and
+        one non-relevant document), and how many lack each.  Returns (queries (intp),
+        n_without_relevant, n_all_relevant)."""
         n_rel, n_non = self.relevant_counts()
         usable = (n_rel > 0) & (n_non > 0)
-        trainable = self if usable.all() else self.subset(np.flatnonzero(usable))  # no copy
-        return (trainable, int(np.sum(n_rel == 0)),
+        return (np.flatnonzero(usable), int(np.sum(n_rel == 0)),
                 int(np.sum((n_rel > 0) & (n_non == 0))))
+
+    def trainable(self):
+        """Split off the queries that carry constraints, as a collection of their own (a copy
+        of their rows unless every query carries constraints; training addresses them in
+        place through ``trainable_queries`` instead).  Returns (collection,
+        n_without_relevant, n_all_relevant)."""
+        queries, n_without_relevant, n_all_relevant = self.trainable_queries()
+        trainable = self if len(queries) == self.n_queries else self.subset(queries)
+        return trainable, n_without_relevant, n_all_relevant

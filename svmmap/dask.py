@@ -277,12 +277,18 @@ class Partition:
 
     @classmethod
     def build(cls, X, y, qid, loss, n_threads, oracle):
+        if isinstance(X, np.ndarray) and X.ctypes.data % 16:
+            # a chunk can arrive in a buffer the transfer left at any byte offset; BLAS sums
+            # in an order that depends on the alignment, so such a chunk is copied into
+            # numpy's own (16-byte aligned) memory: the same layout gives the same bits
+            X = np.array(X, dtype=np.float64, order="C")
         collection = QueryCollection.from_arrays(X, y, qid)
-        trainable, n_without_relevant, n_all_relevant = collection.trainable()
+        queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
         plugin = None
-        if trainable.n_queries:
-            plugin = SVMMap(loss=loss, n_threads=n_threads, oracle=oracle)._plugin(trainable)
-        return cls(plugin, collection.n_queries, trainable.n_queries, n_without_relevant,
+        if len(queries):
+            plugin = SVMMap(loss=loss, n_threads=n_threads, oracle=oracle)._plugin(
+                collection, queries=queries)
+        return cls(plugin, collection.n_queries, len(queries), n_without_relevant,
                    n_all_relevant, collection.n_features)
 
     def summary(self):

@@ -203,11 +203,11 @@ class SVMMap(BaseRanker):
                 "features")
         weights = None if sample_weight is None else \
             check_sample_weight(sample_weight, qid, len(collection.rows))
-        trainable, n_without_relevant, n_all_relevant = collection.trainable()
+        queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
         skipped = n_without_relevant + n_all_relevant
         if self.loss == "acc":  # a classifier learns from every document, whatever its query
-            trainable, skipped = collection, 0
-        elif trainable.n_queries == 0:
+            queries, skipped = None, 0
+        elif len(queries) == 0:
             raise InputFormatError(
                 f"none of the {collection.n_queries} queries has both a relevant (label > 0) "
                 "and a non-relevant document: there is nothing to train on")
@@ -218,23 +218,23 @@ class SVMMap(BaseRanker):
                 "with only relevant documents)", stacklevel=3)
         example_weights = None
         if weights is not None and self.loss != "acc":
-            example_weights = trainable.query_weights(weights)
+            example_weights = collection.query_weights(weights, queries)
             if not np.all(example_weights > 0):
                 kept = np.flatnonzero(example_weights > 0)
                 if len(kept) == 0:
                     raise InputFormatError("every query that carries constraints has zero weight: "
                                            "there is nothing to train on")
-                warnings.warn(f"{trainable.n_queries - len(kept)} queries of weight 0 are left "
+                warnings.warn(f"{len(queries) - len(kept)} queries of weight 0 are left "
                               "out", stacklevel=3)
-                trainable, example_weights = trainable.subset(kept), example_weights[kept]
+                queries, example_weights = queries[kept], example_weights[kept]
         elif weights is not None and not np.any(weights > 0):
             raise InputFormatError("every document has zero weight: there is nothing to train on")
-        plugin = self._plugin(trainable, None if weights is None or self.loss != "acc"
-                              else weights[trainable.rows])
+        plugin = self._plugin(collection, None if weights is None or self.loss != "acc"
+                              else weights[collection.rows], queries=queries)
         plugin.example_weights = example_weights
-        _check_memory(plugin.n_features, plugin.n_examples)
+        _check_memory(plugin.n_features, plugin.n_examples, self.algorithm, self.cache_size)
         return {"plugin": plugin, "feature_map": feature_map,
-                "n_queries_used": trainable.n_queries,
+                "n_queries_used": plugin.n_examples,
                 "n_queries_without_relevant": n_without_relevant,
                 "n_queries_all_relevant": n_all_relevant}
 
@@ -256,17 +256,20 @@ class SVMMap(BaseRanker):
         self.n_queries_without_relevant_ = prepared["n_queries_without_relevant"]
         self.n_queries_all_relevant_ = prepared["n_queries_all_relevant"]
 
-    def _plugin(self, collection, document_weights=None):
+    def _plugin(self, collection, document_weights=None, queries=None):
         """The structured model of ``self.loss`` over the training collection
-        (``document_weights``: loss="acc" only, per document in grouped order)."""
+        (``document_weights``: loss="acc" only, per document in grouped order; ``queries``:
+        the ranking losses' training queries, None for all: see RankingPlugin)."""
         if self.loss == "acc":
             return AccuracyPlugin(collection, cost_ratio=self.cost_ratio,
                                   document_weights=document_weights)
         if self.loss == "roc":
-            return RocPlugin(collection, n_threads=self.n_threads)
+            return RocPlugin(collection, n_threads=self.n_threads, queries=queries)
         if self.loss != "map":
-            return MeasurePlugin(collection, self.loss, n_threads=self.n_threads)
-        return MapPlugin(collection, n_threads=self.n_threads, oracle=self.oracle)
+            return MeasurePlugin(collection, self.loss, n_threads=self.n_threads,
+                                 queries=queries)
+        return MapPlugin(collection, n_threads=self.n_threads, oracle=self.oracle,
+                         queries=queries)
 
     def decision_function(self, X, qid=None):
         """Scores w.phi(x) + b, one per row of X (rank a query's documents by them,
@@ -351,23 +354,26 @@ class SVMMap(BaseRanker):
             seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[])
 
 
-#: dense float64 vectors of length d that training holds besides one per example (the
-#: oracle's dpsi rows): w, the best w, the working set's initial 16 rows and temporaries
+#: dense float64 vectors of length d that training holds besides the working set's rows:
+#: w, the best w, the working set's initial 16 rows and temporaries
 _DENSE_VECTORS = 24
 
 
-def _check_memory(n_features, n_examples):
-    """Refuse, before training, a problem whose dense vectors (w, the oracle's dpsi row per
-    example, the working set) need more memory than is available (svmmap stores them densely:
-    the highest feature index sets their length)."""
-    need = 8.0 * n_features * (n_examples + _DENSE_VECTORS)
+def _check_memory(n_features, n_examples, algorithm="1-slack", cache_size=0):
+    """Refuse, before training, a problem whose dense vectors need more memory than is
+    available (svmmap stores w and the working set's constraint vectors densely: the highest
+    feature index sets their length).  An oracle pass holds no queries x features array
+    (svmmap.plugins.rows); n-slack's working set takes up to one vector per example in its
+    first iteration, and the 1-slack constraint cache ``cache_size`` per example."""
+    per_example = 1 if algorithm == "n-slack" else cache_size
+    need = 8.0 * n_features * (per_example * n_examples + _DENSE_VECTORS)
     available = _available_memory()
     if available is not None and need > available:
         raise InputFormatError(
             f"the highest feature index is {n_features}: training holds "
-            f"{n_examples + _DENSE_VECTORS} dense vectors of that length ({need / 2**30:.1f} "
-            f"GiB), more than the {available / 2**30:.1f} GiB of memory available; renumber "
-            "the features consecutively")
+            f"{per_example * n_examples + _DENSE_VECTORS} dense vectors of that length "
+            f"({need / 2**30:.1f} GiB), more than the {available / 2**30:.1f} GiB of memory "
+            "available; renumber the features consecutively")
 
 
 def _available_memory():

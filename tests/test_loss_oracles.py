@@ -115,9 +115,12 @@ def test_fused_pass_equals_oracle_plus_psi(kind, k, sparse):
     blocks = sp.csr_matrix((ideal_coefficients(gains > 0, ptr) - coef, np.arange(ptr[-1]), ptr))
     X_in = csr_for_kernels(sp.csr_matrix(X)) if sparse else X
     for threads in (1, 2):
-        fused_loss, fused_dpsi = loss_constraints(X_in, w, gains, ptr, kind, k, threads)
+        fused_loss, fused_coef, fused_margin = loss_constraints(X_in, w, gains, ptr, kind, k,
+                                                                threads)
+        fused_dpsi = sp.csr_matrix((fused_coef, np.arange(ptr[-1]), ptr)) @ X
         np.testing.assert_allclose(fused_loss, loss, atol=1e-12)
         np.testing.assert_allclose(fused_dpsi, blocks @ X, atol=1e-12)
+        np.testing.assert_allclose(fused_margin, blocks @ X @ w, atol=1e-12)
 
 
 def test_bad_arguments_are_refused():

@@ -129,11 +129,13 @@ def test_oracle_rejects_inconsistent_offsets():
         most_violated_map(np.zeros(3), np.zeros(3), np.array([0, 3]), method="greedy")
 
 
-@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("sparse", [None, np.int32, np.int64])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fused_pass_equals_oracle_plus_psi(sparse, threads):
-    """map_constraints (scores, sort, Algorithm 2 and dpsi in one pass) against the separate
-    steps: scores by numpy, most_violated_map, and dpsi = X_q^T (c* - c_hat) by scipy."""
+    """map_constraints (scores, sort, Algorithm 2 and the coefficients of dpsi in one pass)
+    against the separate steps: scores by numpy, most_violated_map, and dpsi =
+    X_q^T (c* - c_hat) by scipy; dense X and CSR X with int32 or int64 indices (read in
+    place)."""
     import scipy.sparse as sp
 
     from svmmap._map_kernels import csr_for_kernels, map_constraints
@@ -149,7 +151,15 @@ def test_fused_pass_equals_oracle_plus_psi(sparse, threads):
     coef, loss = most_violated_map(X @ w, relevant, ptr)
     blocks = sp.csr_matrix((ideal_coefficients(relevant, ptr) - coef, np.arange(ptr[-1]), ptr))
     expected = blocks @ X
-    X_in = csr_for_kernels(sp.csr_matrix(X)) if sparse else X
-    fused_loss, fused_dpsi = map_constraints(X_in, w, relevant, ptr, n_threads=threads)
+    X_in = X
+    if sparse is not None:
+        csr = sp.csr_matrix(X)
+        csr.indices, csr.indptr = csr.indices.astype(sparse), csr.indptr.astype(sparse)
+        X_in = csr_for_kernels(csr)
+        assert X_in.indices.dtype == sparse and X_in.indices is csr.indices  # no copy
+    fused_loss, fused_coef, fused_margin = map_constraints(X_in, w, relevant, ptr,
+                                                           n_threads=threads)
+    fused_dpsi = sp.csr_matrix((fused_coef, np.arange(ptr[-1]), ptr)) @ X
     np.testing.assert_allclose(fused_loss, loss, atol=1e-12)
     np.testing.assert_allclose(fused_dpsi, expected, atol=1e-12)
+    np.testing.assert_allclose(fused_margin, expected @ w, atol=1e-12)

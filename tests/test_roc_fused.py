@@ -59,8 +59,10 @@ def test_fused_pass_equals_the_separate_steps(sparse, tied):
     two = roc_constraints(X_in, w, relevant, ptr, n_threads=2)
     for a, b in zip(one, two):  # every query by one thread, in the same order: bit for bit
         np.testing.assert_array_equal(a, b)
-    loss, dpsi = one
+    loss, coef, margin = one
+    dpsi = _rows(coef, ptr, X)
     assert dpsi.shape == (len(ptr) - 1, X.shape[1])
+    np.testing.assert_allclose(margin, expected_dpsi @ w, rtol=0, atol=1e-12)
     np.testing.assert_allclose(loss, expected_loss, rtol=0, atol=1e-12)
     np.testing.assert_allclose(dpsi, expected_dpsi, rtol=0, atol=1e-12)
     assert loss[:4].tolist() == [0.0] * 4 and not dpsi[:4].any()  # the degenerate queries
@@ -79,9 +81,17 @@ def test_fused_pass_without_features_or_without_entries(sparse):
     for X in (np.zeros((7, 0)), np.zeros((7, 4))):
         w = np.ones(X.shape[1])
         X_in = csr_for_kernels(sp.csr_matrix(X)) if sparse else X
-        loss, dpsi = roc_constraints(X_in, w, relevant, ptr)
+        loss, coef, margin = roc_constraints(X_in, w, relevant, ptr)
         np.testing.assert_array_equal(loss, [1.0, 0.0, 1.0])
+        np.testing.assert_array_equal(margin, 0.0)
+        dpsi = _rows(coef, ptr, X)
         assert dpsi.shape == (3, X.shape[1]) and not dpsi.any()
+
+
+def _rows(coef, ptr, X):
+    """dpsi_q = X_q^T coef_q of every query, as a dense array."""
+    rows = sp.csr_matrix((coef, np.arange(ptr[-1]), ptr), shape=(len(ptr) - 1, X.shape[0])) @ X
+    return rows.toarray() if sp.issparse(rows) else np.asarray(rows)
 
 
 def test_fused_pass_rejects_inputs_that_do_not_fit():
@@ -99,10 +109,14 @@ def unfused_constraints(plugin, w):
     X w by scipy/numpy, the oracle kernel, and dpsi_q = X_q^T (c* - c_hat) as one sparse
     product -- the reference the fused pass (plugin.most_violated_constraints) is tested
     against."""
-    scores = plugin.collection.X @ w
-    coef, loss = plugin.most_violated_coefficients(scores, plugin._targets,
-                                                   plugin.collection.ptr)
-    return ConstraintBatch(loss=loss, dpsi=plugin._psi_rows(plugin._ideal - coef))
+    collection = plugin.collection
+    scores = collection.X @ w
+    coef, loss = plugin.most_violated_coefficients(scores, plugin._targets, collection.ptr)
+    dpsi = _rows(ideal_coefficients(collection.relevant, collection.ptr) - coef,
+                 collection.ptr, collection.X)
+    if plugin.queries is not None:
+        loss, dpsi = loss[plugin.queries], dpsi[plugin.queries]
+    return ConstraintBatch(loss=loss, dpsi=dpsi)
 
 
 @pytest.mark.parametrize("plugin_class", [RocPlugin, MapPlugin])

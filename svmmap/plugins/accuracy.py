@@ -5,11 +5,11 @@ its ACC2 variant (SVM-light's ``-j``)."""
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
 from ..errors import InputFormatError
+from .rows import QueryRows
 
 
 class AccuracyPlugin(StructuredModel):
@@ -86,16 +86,13 @@ class AccuracyPlugin(StructuredModel):
         margins = self._sign * (np.asarray(self.collection.X @ coef).ravel() + intercept)
         flipped = margins < 1.0
         weight = np.where(flipped, self._scale * self._cost, 0.0)
-        loss = np.bincount(self.collection.query_of_doc, weights=weight, minlength=self.n_examples)
-        return ConstraintBatch(loss=loss, dpsi=self._psi_rows(weight * self._sign))
-
-    def _psi_rows(self, coef):
-        """Row q = sum_{d in q} coef_d [phi_d; 1] for every query q: one sparse product."""
-        m, ptr = len(coef), self.collection.ptr
-        blocks = sp.csr_matrix((coef, np.arange(m), ptr), shape=(self.n_examples, m))
-        rows = blocks @ self.collection.X
-        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
-        return np.hstack([rows, np.asarray(blocks.sum(axis=1))])
+        query_of_doc = self.collection.query_of_doc
+        loss = np.bincount(query_of_doc, weights=weight, minlength=self.n_examples)
+        at_w = np.bincount(query_of_doc, weights=weight * margins, minlength=self.n_examples)
+        rows = QueryRows(self.collection.kernel_X, weight * self._sign, self.collection.ptr,
+                         query_of_doc, margins=at_w, at=np.array(w, dtype=np.float64),
+                         bias=True)
+        return ConstraintBatch(loss=loss, dpsi=rows)
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 

@@ -10,11 +10,11 @@ class MapPlugin(RankingPlugin):
     ``oracle`` selects Algorithm 2's implementation: "divide" (exact divide and conquer over
     the monotone opt_j, the default) or "scan" (the plain O(|P||N|) scan).  The learners'
     batch hook is one fused pass of the extension over all queries: scores, per-query sort,
-    Algorithm 2 and dpsi = X_q^T (c* - c_hat).
+    Algorithm 2 and the coefficients of dpsi = X_q^T (c* - c_hat).
     """
 
-    def __init__(self, collection, n_threads=1, oracle="divide"):
-        super().__init__(collection, n_threads)
+    def __init__(self, collection, n_threads=1, oracle="divide", queries=None):
+        super().__init__(collection, n_threads, queries)
         self.oracle = oracle
 
     def fused_constraints(self, X, w, relevant, ptr):

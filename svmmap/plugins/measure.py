@@ -24,17 +24,18 @@ class MeasurePlugin(RankingPlugin):
 
     The kernels read the documents' gains (``gains_of_labels``) rather than relevance flags.
     The learners' batch hook is one fused pass of the extension over all queries: scores,
-    per-query sort, the exact oracle of the loss and dpsi = X_q^T (c* - c_hat).
+    per-query sort, the exact oracle of the loss and the coefficients of
+    dpsi = X_q^T (c* - c_hat).
     """
 
-    def __init__(self, collection, loss, n_threads=1):
+    def __init__(self, collection, loss, n_threads=1, queries=None):
         base, k = parse_loss(loss)
         if base not in MEASURE_KINDS:
             raise ValueError(f"MeasurePlugin optimises ndcg@k, ndcg, mrr, p@k and rprec, "
                              f"got {loss!r}")
         self.loss_name = loss
         self.kind, self.k = MEASURE_KINDS[base], k
-        super().__init__(collection, n_threads)
+        super().__init__(collection, n_threads, queries)
 
     def kernel_targets(self, collection):
         gains = gains_of_labels(collection.labels)

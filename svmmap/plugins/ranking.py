@@ -10,34 +10,41 @@ An output y of one query is a ranking: an array of the query's document position
 from abc import abstractmethod
 
 import numpy as np
-import scipy.sparse as sp
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
-from .._map_kernels import ideal_coefficients, ranking_coefficients
+from .._map_kernels import ranking_coefficients
+from .rows import QueryRows
 
 
 class RankingPlugin(StructuredModel):
-    """Base of the ranking plugins over a QueryCollection of trainable queries.
+    """Base of the ranking plugins over the trainable queries of a QueryCollection.
+
+    ``queries``: the collection's query numbers that are the training examples (example i
+    is query ``queries[i]``), or None for all of them.  The plugin reads the collection's
+    arrays in place: leaving queries out copies nothing (the fused pass gives a query
+    without a relevant or without a non-relevant document Delta = 0 and dpsi = 0, and the
+    rows of D are addressed through ``queries``).
 
     A subclass supplies three kernels, each over any number of queries given by offsets and
     a per-document array of *targets* (``kernel_targets``: the relevance flags by default,
     the graded gains for the measures that need them; relevant means target > 0):
     ``most_violated_coefficients(scores, targets, ptr) -> (c_hat, Delta)``,
     ``ranking_loss(scores, targets, ptr) -> Delta`` of the rankings by score, and
-    ``fused_constraints(X, w, targets, ptr) -> (Delta, dpsi)``, the learners' batch hook in
+    ``fused_constraints(X, w, targets, ptr) -> (Delta, c* - c_hat, w.dpsi)``, the learners'
+    batch hook in
     one pass over the data (X dense or the ``csr_for_kernels`` arrays): scores X_q w, the
-    oracle, and dpsi_q = X_q^T (c* - c_hat).
+    oracle, the coefficients c* - c_hat of dpsi_q = X_q^T (c* - c_hat) and the margins w.dpsi_q
+    (svmmap.plugins.rows: the batch's dpsi is a QueryRows, never a queries x features array).
     """
 
-    def __init__(self, collection, n_threads=1):
+    def __init__(self, collection, n_threads=1, queries=None):
         self.collection = collection
         self.n_threads = n_threads
-        self.n_examples = collection.n_queries
+        self.queries = None if queries is None else np.asarray(queries, dtype=np.intp)
+        self.n_examples = collection.n_queries if queries is None else len(self.queries)
         self.n_features = collection.n_features
-        self._relevant = collection.relevant
         self._targets = self.kernel_targets(collection)
-        self._ideal = ideal_coefficients(self._relevant, collection.ptr)
 
     def kernel_targets(self, collection):
         """The per-document array the kernels read: the relevance flags (label > 0)."""
@@ -53,7 +60,8 @@ class RankingPlugin(StructuredModel):
 
     @abstractmethod
     def fused_constraints(self, X, w, targets, ptr):
-        """(Delta (n,), dpsi (n, d)) of every query's most violated ranking at w, in one pass."""
+        """(Delta (N,), c* - c_hat (m,), w.dpsi (N,)) of every query's most violated ranking
+        at w, in one pass."""
 
     @staticmethod
     def scoring_function(w):
@@ -63,23 +71,24 @@ class RankingPlugin(StructuredModel):
     # -- batch hook used by the learners ---------------------------------------------------
 
     def most_violated_constraints(self, w):
-        """The most violated constraint of every query: one fused pass of the extension."""
-        loss, dpsi = self.fused_constraints(self.collection.kernel_X, w, self._targets,
-                                            self.collection.ptr)
-        return ConstraintBatch(loss=loss, dpsi=dpsi)
-
-    def _psi_rows(self, coef):
-        """Row q = X_q^T coef_q for every query q: one sparse product, no loop."""
-        m, ptr = len(coef), self.collection.ptr
-        blocks = sp.csr_matrix((coef, np.arange(m), ptr), shape=(self.n_examples, m))
-        rows = blocks @ self.collection.X
-        return rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+        """The most violated constraint of every training query: one fused pass of the
+        extension, dpsi kept as the documents' coefficients (a QueryRows)."""
+        collection = self.collection
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        loss, coef, margins = self.fused_constraints(collection.kernel_X, w, self._targets,
+                                                     collection.ptr)
+        if self.queries is not None:
+            loss, margins = loss[self.queries], margins[self.queries]
+        rows = QueryRows(collection.kernel_X, coef, collection.ptr, collection.query_of_doc,
+                         self.queries, margins=margins, at=w.copy())
+        return ConstraintBatch(loss=loss, dpsi=rows)
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 
     def _query(self, i):
-        """(features, kernel targets, one-query offsets) of query i."""
-        lo, hi = self.collection.ptr[i], self.collection.ptr[i + 1]
+        """(features, kernel targets, one-query offsets) of example i."""
+        q = i if self.queries is None else self.queries[i]
+        lo, hi = self.collection.ptr[q], self.collection.ptr[q + 1]
         return self.collection.X[lo:hi], self._targets[lo:hi], np.array([0, hi - lo])
 
     def true_output(self, i):

@@ -13,7 +13,7 @@ class RocPlugin(RankingPlugin):
     most violated ranking swaps relevant i and non-relevant j exactly when
     s_i - s_j < 1/2, which costs one sort and one counting sweep per query, O(m log m).
     The learners' batch hook is one fused pass of the extension over all queries: scores,
-    per-query sort, this oracle and dpsi = X_q^T (c* - c_hat).
+    per-query sort, this oracle and the coefficients of dpsi = X_q^T (c* - c_hat).
     """
 
     def fused_constraints(self, X, w, relevant, ptr):
