@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""Warm-started active-set method for the working-set dual when it has more constraints than
-its Gram matrix has rank (few features, large C: the case where SMO crawls).
+"""Warm-started active-set method for the working-set dual with few slack groups (1-slack):
+exact steps whose number does not grow with C, also where the working set has more
+constraints than its Gram matrix has rank (few features, large C: where SMO crawls).
 
 The problem is svmstruct_api._simplex_qp's (D) without free components,
 

@@ -64,6 +64,30 @@ def _check_feasible(solution, groups, bounds):
     assert np.all(np.bincount(groups, solution.alpha, len(bounds)) <= bounds * (1 + 1e-12))
 
 
+def _working_set(vectors, losses, groups, bounds, solver):
+    ws = WorkingSet(vectors.shape[1], bounds, solver=solver)
+    ws.add(groups, vectors, losses)
+    return ws
+
+
+def test_solver_by_the_shape_of_the_problem():
+    """Few groups: the active set.  Many groups (n-slack): SMO while K <= dim(w) + #groups,
+    cvxopt's small primal beyond (G is rank-deficient: SMO would crawl)."""
+    rng = np.random.default_rng(3)
+    vectors, losses = rng.normal(size=(30, 4)), rng.uniform(0, 1, 30)
+    for n_groups, form in ((1, "active-set"), (3, "active-set"), (20, "primal")):
+        groups = np.arange(30) % n_groups
+        solution = _working_set(vectors, losses, groups, np.full(n_groups, 10.0), "smo").solve()
+        reference = _working_set(vectors, losses, groups, np.full(n_groups, 10.0),
+                                 "cvxopt").solve()
+        assert solution.form == form
+        assert solution.dual_objective == pytest.approx(reference.dual_objective, rel=1e-8)
+
+
+    small = _working_set(vectors[:10], losses[:10], np.arange(10), np.full(10, 10.0), "smo")
+    assert small.solve().form == "smo"
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_active_set_reaches_the_optimum_of_both_cvxopt_forms(seed):
     vectors, losses, groups, bounds = _problem(seed)
@@ -120,17 +144,19 @@ def test_warm_start_from_other_solvers_multipliers(previous):
     assert solution.dual_objective == pytest.approx(dual.dual_objective, abs=2e-8)
 
 
-def test_smo_multipliers_as_warm_start():
-    """K crosses dim(w) + 1 during the run: SMO's last multipliers start the active set."""
+def test_smo_multipliers_as_warm_start(monkeypatch):
+    """SMO solves the first QPs (as when the active set hands over to it), the active set
+    the later ones, from SMO's last multipliers."""
     rng = np.random.default_rng(5)
     d = 8
     vectors, losses = rng.normal(size=(30, d)), rng.uniform(0, 1, 30)
     ws = WorkingSet(d, [1000.0])
     forms = []
     for k in range(30):
+        monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0 if k < 8 else 8)
         ws.add([0], vectors[k:k + 1], losses[k:k + 1])
         forms.append(ws.solve(gap_tolerance=1e-7).form)
-    assert forms[0] == "smo" and forms[-1] == "active-set"
+    assert forms[7] == "smo" and forms[8:] == ["active-set"] * 22
     _, dual = _reference(vectors, losses, np.zeros(30, dtype=int), np.array([1000.0]))
     assert ws.solve(gap_tolerance=1e-7).dual_objective == \
         pytest.approx(dual.dual_objective, abs=1e-6)

@@ -332,6 +332,7 @@ def _working_set(n_features=3, k=4, seed=0):
 
 
 def test_smo_that_cannot_move_hands_over_to_cvxopt(monkeypatch):
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
     calls = []
 
     def stuck(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_steps):
@@ -348,6 +349,7 @@ def test_smo_that_cannot_move_hands_over_to_cvxopt(monkeypatch):
 
 
 def test_smo_whose_gap_stops_decreasing_hands_over(monkeypatch):
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
     calls = []
 
     def stalled(*args):
@@ -361,6 +363,7 @@ def test_smo_whose_gap_stops_decreasing_hands_over(monkeypatch):
 
 
 def test_qp_deadline_raises_qptimeout(monkeypatch):
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
     gaps = iter(np.geomspace(1.0, 0.5, 1000))  # one step and a smaller gap every round
     monkeypatch.setattr(qp_module, "smo_solve", lambda *a: (1, next(gaps), 0.0))
     with pytest.raises(QPTimeout):
@@ -370,6 +373,7 @@ def test_qp_deadline_raises_qptimeout(monkeypatch):
 def test_max_time_is_honoured_inside_the_qp(monkeypatch):
     """An SMO that crawls (one step and a slightly smaller gap per call) would take minutes to
     use up its step budget; max_time stops training inside the QP with the best w so far."""
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
     X, y, qid = random_collection(3, n_queries=6, n_features=4)
     real = qp_module.smo_solve
     state = {"gap": 1.0}
@@ -388,6 +392,7 @@ def test_max_time_is_honoured_inside_the_qp(monkeypatch):
 
 
 def test_ctrl_c_inside_the_qp_keeps_the_best_model(monkeypatch):
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
     X, y, qid = random_collection(4, n_queries=6, n_features=4)
     real = qp_module.smo_solve
 
@@ -397,6 +402,43 @@ def test_ctrl_c_inside_the_qp_keeps_the_best_model(monkeypatch):
         return real(gram, losses, *args)
 
     monkeypatch.setattr(qp_module, "smo_solve", interrupted)
+    result = SVMMap(C=10.0, epsilon=1e-6).fit(X, y, qid).training_result_
+    assert result.status == "interrupted" and result.iterations >= 2
+    assert np.isfinite(result.primal_objective) and np.any(result.w != 0)
+
+
+def test_max_time_is_honoured_inside_the_active_set(monkeypatch):
+    """An active-set method that crawls (the caller's check between steps, each slow) is
+    stopped by max_time with the best w so far."""
+    X, y, qid = random_collection(3, n_queries=6, n_features=4)
+    real = qp_module.active_set_solve
+
+    def crawl(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_face, max_steps,
+              check=None):
+        if len(losses) < 2 or check is None:
+            return real(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_face,
+                        max_steps, check)
+        for _ in range(100_000):
+            time.sleep(0.002)
+            check()
+        raise AssertionError("the deadline was not honoured")
+
+    monkeypatch.setattr(qp_module, "active_set_solve", crawl)
+    model = SVMMap(C=10.0, max_time=0.3).fit(X, y, qid)
+    assert model.training_result_.status == "max_time"
+    assert np.all(np.isfinite(model.coef_))
+
+
+def test_ctrl_c_inside_the_active_set_keeps_the_best_model(monkeypatch):
+    X, y, qid = random_collection(4, n_queries=6, n_features=4)
+    real = qp_module.active_set_solve
+
+    def interrupted(gram, losses, *args):
+        if len(losses) >= 3:
+            raise KeyboardInterrupt
+        return real(gram, losses, *args)
+
+    monkeypatch.setattr(qp_module, "active_set_solve", interrupted)
     result = SVMMap(C=10.0, epsilon=1e-6).fit(X, y, qid).training_result_
     assert result.status == "interrupted" and result.iterations >= 2
     assert np.isfinite(result.primal_objective) and np.any(result.w != 0)
