@@ -25,8 +25,9 @@ step to the face optimum and nu_g the common gradient of group g's free variable
 The system is nonsingular exactly when the points (a_k, e_g(k)) of F are linearly
 independent, so |F| <= rank(G) + #groups.  One step is one of:
 
-- Newton: move along p by an exact line search, cut where a free variable reaches 0 (that
-  variable leaves F; a subset of an independent set is independent).
+- Newton: move along p (its group sums made exactly 0) to the face optimum, cut where a
+  free variable reaches 0 (that variable leaves F; a subset of an independent set is
+  independent).
 - At a face optimum (p = 0): stop when the duality gap of (D),
   sum_g C_g max(0, max_{k in g} g_k) - alpha.g, is at most the tolerance; otherwise the
   variable j of largest weighted violation C_g (g_j - nu_g) > 0 enters.  [q; eta] =
@@ -233,12 +234,31 @@ cdef class _Solver:
         return pmax
 
     cdef bint newton_step(self, double[::1] direction, Py_ssize_t entered) except -1:
-        """Move along the Newton step p (in rhs) by an exact line search cut where a
-        variable reaches 0 (it leaves the face); False when p is no ascent direction."""
+        """Move along the Newton step p (in rhs), at most to the face optimum (step 1), cut
+        where a variable reaches 0 (it leaves the face); False when p is no ascent
+        direction."""
         cdef Py_ssize_t m = self.m, i
         for i in range(m):
             direction[i] = self.rhs[i]
+        self.project(direction, m)
         return self.line_search(direction, m, self.curvature(direction, m), entered)
+
+    cdef void project(self, double[::1] direction, Py_ssize_t m) noexcept nogil:
+        """Make sum_{i in F, g(i) = g} direction_i = 0 exact for every group (the solve
+        leaves rounding there; a line search along it would leave the simplex)."""
+        cdef Py_ssize_t i, g
+        cdef double *sums = &self.work[0]
+        cdef double *counts = &self.work[self.n_groups]  # work holds 4 (m + G) >= 2 G
+        for g in range(self.n_groups):
+            sums[g] = 0.0
+            counts[g] = 0.0
+        for i in range(m):
+            g = self.var_group(self.face[i])
+            sums[g] += direction[i]
+            counts[g] += 1.0
+        for i in range(m):
+            g = self.var_group(self.face[i])
+            direction[i] -= sums[g] / counts[g]
 
     cdef double curvature(self, double[::1] direction, Py_ssize_t m) noexcept nogil:
         """d^T H d over the first m face entries."""
@@ -252,7 +272,8 @@ cdef class _Solver:
 
     cdef bint line_search(self, double[::1] direction, Py_ssize_t m, double curvature,
                           Py_ssize_t entered) except -1:
-        """x_F += t direction (over the first m face entries), t maximising f but at most
+        """x_F += t direction (over the first m face entries), t maximising f but at most 1
+        (the Newton step's length: a longer step would only follow rounding) and at most
         the step where a variable reaches 0 (which then leaves the face); False (nothing
         moved) when direction is no ascent direction.  ActiveSetStuck when the variable
         that just entered (``entered``) would leave at once."""
@@ -263,15 +284,13 @@ cdef class _Solver:
         if not ascent > 0.0:
             return False
         blocking = self.blocking_step(direction, m, &limit)
-        step = ascent / curvature if curvature > 0.0 else INFINITY
+        step = min(1.0, ascent / curvature) if curvature > 0.0 else 1.0
         if step < limit:
             blocking = -1
         else:
             step = limit
             if step == 0.0 and self.face[blocking] == entered:
                 raise ActiveSetStuck  # what just entered would leave at once
-        if not step < INFINITY:
-            raise ActiveSetStuck
         self.move(direction, m, step, blocking)
         if blocking >= 0:
             self.drop_nonpositive()
@@ -331,6 +350,7 @@ cdef class _Solver:
             for i in range(m + 1):
                 direction[i] = -direction[i]
         self.face[m] = j  # temporarily, to move x_j with the face
+        self.project(direction, m + 1)
         blocking = self.blocking_step(direction, m + 1, &limit)
         step = ascent / schur if schur > 0.0 else INFINITY
         if blocking < 0 or step < limit:

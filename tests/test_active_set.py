@@ -16,11 +16,11 @@ from svmstruct_api.qp import QPTimeout, WorkingSet
 
 from conftest import random_collection
 
-BOUNDS = (1e-3, 1.0, 1e3, 1e5)
+BOUNDS = (1e-3, 1.0, 1e3, 1e5, 1e-9)
 
 
 def _problem(seed):
-    """K > dim(w) + #groups (the active set's domain), 1-3 groups, bounds C in BOUNDS
+    """K > dim(w) + #groups, 1-3 groups, bounds C in BOUNDS
     (times 0.5-2 per group); every third problem repeats one constraint for half the set,
     every other one duplicates a few rows."""
     rng = np.random.default_rng(seed)
@@ -35,7 +35,7 @@ def _problem(seed):
     losses = rng.uniform(0, 1, k)
     groups = rng.integers(0, n_groups, k)
     groups[:n_groups] = np.arange(n_groups)  # every group holds a constraint
-    bounds = BOUNDS[seed % 4] * rng.uniform(0.5, 2, n_groups)
+    bounds = BOUNDS[seed % len(BOUNDS)] * rng.uniform(0.5, 2, n_groups)
     return vectors, losses, groups, bounds
 
 
