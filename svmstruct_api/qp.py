@@ -19,17 +19,16 @@ the old alpha is nearly optimal; an interior-point solve would cost O(K^3) per s
 scratch) and stopped at the duality gap it is given (the learners pass 1% of C * epsilon)
 or cvxopt's targets:
 
-- few groups (1-slack; at most _ACTIVE_SET_MAX_GROUPS): (D) by the active-set method of
-  svmstruct_api._active_set, which moves between nonsingular faces (at most
-  rank(G) + #groups free multipliers) by Newton steps and exchanges.  Its cost does not
-  grow with C; at large C with few features (K > dim(w) + 1, G rank-deficient) SMO crawls
-  along G's null space and cvxopt from scratch took most of the training time.
-- many groups (n-slack) and K <= dim(w) + #groups: (D) by the SMO of
-  svmstruct_api._simplex_qp.  SMO rounds alternate with a Newton step on the face its
-  support spans; it hands over to cvxopt when its step budget runs out, when a round
-  cannot move (rounding noise in an ill-conditioned Gram matrix) or when the gap stops
-  decreasing.  When the active-set method runs out of steps or cannot move (e.g. C near
-  the float range), SMO takes over if K <= dim(w) + #groups, cvxopt otherwise.
+- K <= dim(w) + #groups: (D) by the SMO of svmstruct_api._simplex_qp.  SMO rounds
+  alternate with a Newton step on the face its support spans; it hands over to cvxopt
+  when its step budget runs out, when a round cannot move (rounding noise in an
+  ill-conditioned Gram matrix) or when the gap stops decreasing.
+- K > dim(w) + #groups with few groups (1-slack at large C with few features; at most
+  _ACTIVE_SET_MAX_GROUPS): (D) by the active-set method of svmstruct_api._active_set,
+  which moves between nonsingular faces (at most rank(G) + #groups free multipliers) by
+  Newton steps and exchanges.  G is rank-deficient there: SMO crawls along its null space,
+  and cvxopt from scratch took most of the training time.  cvxopt takes over when the
+  active set runs out of steps or cannot move.
 - otherwise (n-slack's many groups), and for solver "cvxopt", by cvxopt, in whichever
   form has fewer variables ((P): dim(w) + #groups, (D): K), the other form's solution
   read off cvxopt's multipliers.  When cvxopt refuses one form (a singular KKT system) the
@@ -226,10 +225,10 @@ class WorkingSet:
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
         solution = None
         if self.solver == "smo" and not self._free_components_in_use():
-            if self._active_set_is_small():
-                solution = self._solve_active_set(gap_tolerance, deadline)
-            if solution is None and self._dual_is_smaller():
+            if self._dual_is_smaller():
                 solution = self._solve_smo(gap_tolerance, deadline)
+            elif self._active_set_is_small():
+                solution = self._solve_active_set(gap_tolerance, deadline)
         if solution is None:
             solution = self._solve_cvxopt(deadline)
         self._alpha_buffer[:len(self)] = solution.alpha
@@ -241,9 +240,9 @@ class WorkingSet:
         return len(self) <= self.n_features + len(np.unique(self.groups))
 
     def _active_set_is_small(self):
-        """The active-set method refactors a KKT system of up to min(K, rank(G) + #groups)
-        + #groups rows every step: cheap for few groups (1-slack), not for n-slack's
-        hundreds of groups, where SMO (K <= dim(w) + #groups) or cvxopt's primal is faster."""
+        """The active-set method refactors a KKT system of up to rank(G) + 2 #groups rows
+        every step: cheap for few groups (1-slack), not for n-slack's hundreds of groups,
+        where cvxopt's primal is faster."""
         n_groups = len(np.unique(self.groups))
         face = min(len(self), int(self.regularized.sum()) + n_groups)
         return n_groups <= _ACTIVE_SET_MAX_GROUPS and face + n_groups <= _ACTIVE_SET_MAX_SYSTEM

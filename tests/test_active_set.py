@@ -71,8 +71,8 @@ def _working_set(vectors, losses, groups, bounds, solver):
 
 
 def test_solver_by_the_shape_of_the_problem():
-    """Few groups: the active set.  Many groups (n-slack): SMO while K <= dim(w) + #groups,
-    cvxopt's small primal beyond (G is rank-deficient: SMO would crawl)."""
+    """SMO while K <= dim(w) + #groups; beyond (G rank-deficient: SMO would crawl) the
+    active set with few groups, cvxopt's small primal with many (n-slack)."""
     rng = np.random.default_rng(3)
     vectors, losses = rng.normal(size=(30, 4)), rng.uniform(0, 1, 30)
     for n_groups, form in ((1, "active-set"), (3, "active-set"), (20, "primal")):
@@ -144,19 +144,17 @@ def test_warm_start_from_other_solvers_multipliers(previous):
     assert solution.dual_objective == pytest.approx(dual.dual_objective, abs=2e-8)
 
 
-def test_smo_multipliers_as_warm_start(monkeypatch):
-    """SMO solves the first QPs (as when the active set hands over to it), the active set
-    the later ones, from SMO's last multipliers."""
+def test_smo_multipliers_as_warm_start():
+    """K crosses dim(w) + 1 during the run: SMO's last multipliers start the active set."""
     rng = np.random.default_rng(5)
     d = 8
     vectors, losses = rng.normal(size=(30, d)), rng.uniform(0, 1, 30)
     ws = WorkingSet(d, [1000.0])
     forms = []
     for k in range(30):
-        monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0 if k < 8 else 8)
         ws.add([0], vectors[k:k + 1], losses[k:k + 1])
         forms.append(ws.solve(gap_tolerance=1e-7).form)
-    assert forms[7] == "smo" and forms[8:] == ["active-set"] * 22
+    assert forms[d] == "smo" and forms[d + 1:] == ["active-set"] * (29 - d)
     _, dual = _reference(vectors, losses, np.zeros(30, dtype=int), np.array([1000.0]))
     assert ws.solve(gap_tolerance=1e-7).dual_objective == \
         pytest.approx(dual.dual_objective, abs=1e-6)
