@@ -41,6 +41,8 @@ from .cli_common import (
 )
 from .errors import InputFormatError, SVMMapError
 from .options import (
+    DEFAULT_EPSILON,
+    DEFAULT_REL_GAP,
     LOSS_HELP,
     MAX_ABS_VALUE,
     ORACLES,
@@ -93,6 +95,16 @@ def _fraction(text):
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, got {text!r}")
     return value
+
+
+def _rel_gap(text):
+    """--rel-gap: a number (its range is the estimator's check) or "off" (None)."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'off': {text!r}") from None
 
 
 def _select_metric(text):
@@ -150,8 +162,12 @@ def _learn_parser():
                         metavar="NAME",
                         help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
                              "(default map)")
-    parser.add_argument("-e", "--epsilon", type=float, default=1e-3,
-                        help="tolerance on constraint violation (default 0.001)")
+    parser.add_argument("-e", "--epsilon", type=float, default=DEFAULT_EPSILON,
+                        help=f"tolerance on constraint violation (default {DEFAULT_EPSILON:g})")
+    parser.add_argument("--rel-gap", type=_rel_gap, default=DEFAULT_REL_GAP, metavar="R",
+                        help="also train until the relative duality gap (primal - dual) / "
+                             "primal is at most R, a number in (0, 1), or 'off' (default "
+                             f"{'off' if DEFAULT_REL_GAP is None else f'{DEFAULT_REL_GAP:g}'})")
     parser.add_argument("-w", "--algorithm", choices=list(ALGORITHMS), default="3",
                         metavar="{0,3,4,n-slack,1-slack}",
                         help="0 or n-slack: the paper's Algorithm 1; 3 or 1-slack (default): "
@@ -217,7 +233,7 @@ LEARN_FLAGS = {
     "C": "-c/--C", "epsilon": "-e/--epsilon", "algorithm": "-w/--algorithm",
     "loss": "-l/--loss", "max_iter": "--max-iter", "max_time": "--max-time",
     "n_threads": "--n-threads", "qp_solver": "--qp-solver", "oracle": "--oracle",
-    "cost_ratio": "--cost-ratio", "cache_size": "--cache-size",
+    "cost_ratio": "--cost-ratio", "cache_size": "--cache-size", "rel_gap": "--rel-gap",
     "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds"}
 
 
@@ -227,7 +243,7 @@ def _learn_model(parser, args):
     features, cost_ratio = _learn_options(parser, args)
     from .estimator import SVMMap
 
-    params = dict(C=args.C[0], loss=args.loss, epsilon=args.epsilon,
+    params = dict(C=args.C[0], loss=args.loss, epsilon=args.epsilon, rel_gap=args.rel_gap,
                   algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                   max_time=args.max_time, n_threads=args.n_threads, oracle=args.oracle,
                   feature_map=features,

@@ -52,6 +52,7 @@ from .collection import QueryCollection
 from .errors import InputFormatError
 from .estimator import MAX_FEATURES, SVMMap
 from .io import load_svmlight
+from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 
 __all__ = ["DaskSVMMap", "read_svmlight"]
 
@@ -73,13 +74,15 @@ class DaskSVMMap(SVMMap):
     one model-file path (the file is an ordinary svmmap model).
     """
 
-    def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
-                 max_time=None, n_threads=1, oracle="divide", verbose=0, feature_map=None,
-                 cost_ratio=1.0, qp_solver="smo", cache_size=0, client=None):
+    def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
+                 max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
+                 feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
+                 rel_gap=DEFAULT_REL_GAP, client=None):
         super().__init__(C=C, loss=loss, epsilon=epsilon, algorithm=algorithm,
                          max_iter=max_iter, max_time=max_time, n_threads=n_threads,
                          oracle=oracle, verbose=verbose, feature_map=feature_map,
-                         cost_ratio=cost_ratio, qp_solver=qp_solver, cache_size=cache_size)
+                         cost_ratio=cost_ratio, qp_solver=qp_solver, cache_size=cache_size,
+                         rel_gap=rel_gap)
         self.client = client
 
     _parameter_constraints = {**SVMMap._parameter_constraints, "client": [None, object]}
@@ -130,7 +133,7 @@ class DaskSVMMap(SVMMap):
                     f"skipped ({model.n_without_relevant} without a relevant document, "
                     f"{model.n_all_relevant} with only relevant documents)", stacklevel=2)
             learner = OneSlackSSVM(
-                C=self.C, epsilon=self.epsilon, max_iter=self.max_iter,
+                C=self.C, epsilon=self.epsilon, rel_gap=self.rel_gap, max_iter=self.max_iter,
                 max_time=self.max_time, callbacks=self._callbacks(callbacks),
                 qp_solver=self.qp_solver)
             try:

@@ -15,7 +15,15 @@ from .base import BaseRanker
 from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
 from .features import BinnedFeatureMap
-from .options import LOSS_HELP, LOSSES, MEASURE_KINDS, ORACLES, parse_loss
+from .options import (
+    DEFAULT_EPSILON,
+    DEFAULT_REL_GAP,
+    LOSS_HELP,
+    LOSSES,
+    MEASURE_KINDS,
+    ORACLES,
+    parse_loss,
+)
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
 #: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
@@ -72,6 +80,11 @@ class SVMMap(BaseRanker):
     epsilon : tolerance on constraint violation; training stops when no constraint is violated
         by more than epsilon, so the objective is within 1.01 C * epsilon of the optimum
         (the 0.01: each working-set QP is solved to a gap of 1% of C * epsilon).
+    rel_gap : None or a number in (0, 1): training also has to reach a relative duality gap
+        (P(w) - D) / P(w) <= rel_gap (P the primal objective at the returned w, D the dual
+        objective of the last working-set QP, a lower bound on the optimum), so the objective
+        is within rel_gap * P(w) of the optimum as well.  None: epsilon alone decides.
+        Defaults of epsilon and rel_gap: svmmap.options (chosen by benchmarks/defaults.py).
     algorithm : "1-slack" (Joachims, Finley & Yu 2009) or "n-slack" (the paper's Algorithm 1).
     max_iter, max_time : optional limits on cutting-plane iterations / seconds.
     n_threads : threads for the per-query oracle loop.
@@ -119,6 +132,7 @@ class SVMMap(BaseRanker):
         "cost_ratio": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"balanced"})],
         "qp_solver": [StrOptions(set(QP_SOLVERS))],
         "cache_size": [Interval(Integral, 0, None, closed="left")],
+        "rel_gap": [Interval(Real, 0, 1, closed="neither"), None],
     }
     _parameter_scopes = {"cache_size": ("algorithm", {"1-slack"}),
                          "cost_ratio": ("loss", {"acc"})}
@@ -126,9 +140,10 @@ class SVMMap(BaseRanker):
     _runtime_params = ("n_threads", "verbose", "max_time")
     _min_features = 0  # lines without features train (every score 0)
 
-    def __init__(self, C=1.0, loss="map", epsilon=1e-3, algorithm="1-slack", max_iter=None,
-                 max_time=None, n_threads=1, oracle="divide", verbose=0, feature_map=None,
-                 cost_ratio=1.0, qp_solver="smo", cache_size=0):
+    def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
+                 max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
+                 feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
+                 rel_gap=DEFAULT_REL_GAP):
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -142,6 +157,7 @@ class SVMMap(BaseRanker):
         self.cost_ratio = cost_ratio
         self.qp_solver = qp_solver
         self.cache_size = cache_size
+        self.rel_gap = rel_gap
 
     # -- training and prediction -----------------------------------------------------------
 
@@ -245,7 +261,8 @@ class SVMMap(BaseRanker):
             max_iter=None if self.max_iter is None else int(self.max_iter),
             max_time=None if self.max_time is None else float(self.max_time),
             callbacks=self._callbacks(callbacks), qp_solver=self.qp_solver,
-            cache_size=self.cache_size)
+            cache_size=self.cache_size,
+            rel_gap=None if self.rel_gap is None else float(self.rel_gap))
 
     def _finish(self, prepared, result):
         """Set the fitted attributes from a TrainingResult of the prepared problem."""
@@ -313,6 +330,7 @@ class SVMMap(BaseRanker):
     @classmethod
     def _params_from_file(cls, params):
         params = dict(params)
+        params.setdefault("rel_gap", None)  # written before rel_gap existed: trained without
         if isinstance(params.get("feature_map"), dict):
             params["feature_map"] = BinnedFeatureMap(**params["feature_map"])
         return params
@@ -351,7 +369,8 @@ class SVMMap(BaseRanker):
                for key in ("primal_objective", "dual_objective", "max_violation")},
             slack=None, iterations=int(training["iterations"]),
             working_set_size=int(training["working_set_size"]),
-            seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[])
+            seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
+            rel_gap=None if self.rel_gap is None else float(self.rel_gap))
 
 
 #: dense float64 vectors of length d that training holds besides the working set's rows:

