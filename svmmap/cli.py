@@ -43,6 +43,7 @@ from .errors import InputFormatError, SVMMapError
 from .options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
+    DEFAULT_SELECT_TOL,
     LOSS_HELP,
     MAX_ABS_VALUE,
     ORACLES,
@@ -107,6 +108,16 @@ def _rel_gap(text):
         raise argparse.ArgumentTypeError(f"not a number or 'off': {text!r}") from None
 
 
+def _select_tol(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return value
+
+
 def _select_metric(text):
     if not SELECT_METRIC_RE.fullmatch(text):
         raise argparse.ArgumentTypeError(f"must be {SELECT_METRIC_HELP}, got {text!r}")
@@ -162,6 +173,11 @@ def _learn_parser():
                         metavar="NAME",
                         help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
                              "(default map)")
+    parser.add_argument("--select-tol", type=_select_tol, default=DEFAULT_SELECT_TOL,
+                        metavar="T",
+                        help="validation measures within T of the best are ties, won by the "
+                             f"smallest C (default {DEFAULT_SELECT_TOL:g}: equal to 3 "
+                             "decimals; 0: the best)")
     parser.add_argument("-e", "--epsilon", type=float, default=DEFAULT_EPSILON,
                         help=f"tolerance on constraint violation (default {DEFAULT_EPSILON:g})")
     parser.add_argument("--rel-gap", type=_rel_gap, default=DEFAULT_REL_GAP, metavar="R",
@@ -383,6 +399,7 @@ def learn_main(argv=None):
                     from .model_selection import SVMMapCV
 
                     model = SVMMapCV(Cs=args.C, select_metric=args.select_metric,
+                                     select_tol=args.select_tol,
                                      holdout=args.holdout or 0.2,
                                      **{k: v for k, v in params.items() if k != "C"})
                     fit_options["eval_set"] = None if args.vali is None else load_svmlight(

@@ -3,8 +3,13 @@ fit warm-started from the previous one (svmstruct_api.learner.BaseSSVM.fit_path)
 the best validation measure kept.
 
 Validation queries come from ``eval_set`` (a validation file) or, without one, from a random
-fraction ``holdout`` of the training queries (RankLib's ``-tvs``).  Ties go to the smallest C
-(the simplest model), as in svmmap.experiments.selection.
+fraction ``holdout`` of the training queries (RankLib's ``-tvs``).  The chosen C is the
+smallest whose validation measure is within ``select_tol`` of the best (:func:`choose`): values
+that close are ties, and ties go to the smallest C (the simplest model), as in
+svmmap.experiments.selection.  The default 0.0005 treats values that agree to 3 decimals as
+ties: a near-optimal fit's validation MAP moves by that much with how close to the optimum
+training stopped (benchmarks/results/defaults.md), so a plain argmax would pick between two
+C values of equal merit by numerical accident.
 """
 
 import time
@@ -19,7 +24,13 @@ from . import metrics
 from .collection import check_features
 from .errors import InputFormatError
 from .estimator import SVMMap
-from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, SELECT_METRIC_HELP, SELECT_METRIC_RE
+from .options import (
+    DEFAULT_EPSILON,
+    DEFAULT_REL_GAP,
+    DEFAULT_SELECT_TOL,
+    SELECT_METRIC_HELP,
+    SELECT_METRIC_RE,
+)
 
 
 def validation_measure(name):
@@ -39,6 +50,13 @@ def validation_measure(name):
     if base == "ndcg":
         return lambda scores, y, qid: metrics.ndcg_at_k(scores, y, qid, k=k)
     return lambda scores, y, qid: metrics.precision_at_k(scores, y, qid, k=k)
+
+
+def choose(values, select_tol=0.0):
+    """Index of the chosen value: the first (smallest C) whose measure is at least
+    max(values) - select_tol (select_tol = 0: the first maximum)."""
+    values = np.asarray(values, dtype=float)
+    return int(np.flatnonzero(values >= values.max() - select_tol)[0])
 
 
 def holdout_split(qid, fraction, random_state=0):
@@ -63,6 +81,8 @@ class SVMMapCV(SVMMap):
     holdout : fraction of the training queries held out for validation when ``fit`` gets no
         ``eval_set`` (default 0.2); the model is trained on the rest.
     random_state : seed of the held-out queries.
+    select_tol : validation measures within this of the best are ties, which go to the
+        smallest C (default 0.0005: equal to 3 decimals; 0: the plain argmax).
 
     Every fit of the path stops by the same rule as a cold fit (no constraint violated by more
     than epsilon and, when rel_gap is set, a relative duality gap of at most rel_gap), so each
@@ -80,7 +100,7 @@ class SVMMapCV(SVMMap):
                  algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
                  oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
                  cache_size=0, rel_gap=DEFAULT_REL_GAP, select_metric="map", holdout=0.2,
-                 random_state=0):
+                 random_state=0, select_tol=DEFAULT_SELECT_TOL):
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
                          verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
@@ -89,6 +109,7 @@ class SVMMapCV(SVMMap):
         self.select_metric = select_metric
         self.holdout = holdout
         self.random_state = random_state
+        self.select_tol = select_tol
 
     _parameter_constraints = {
         **{name: rule for name, rule in SVMMap._parameter_constraints.items() if name != "C"},
@@ -96,6 +117,7 @@ class SVMMapCV(SVMMap):
         "select_metric": [str],
         "holdout": [Interval(Real, 0, 1, closed="neither")],
         "random_state": [Interval(Integral, 0, None, closed="left"), None],
+        "select_tol": [Interval(Real, 0, None, closed="left")],
     }
 
     def check_params(self):
@@ -137,10 +159,11 @@ class SVMMapCV(SVMMap):
                          "relative_gap": result.relative_gap, "status": result.status,
                          "vali": float(measure(scores, y_vali, qid_vali))})
             results.append(result)
-        best = max(range(len(path)), key=lambda i: (path[i]["vali"], -i))
+        best = choose([row["vali"] for row in path], self.select_tol)
         self.C_ = Cs[best]
         self.path_ = path
-        self.selection_ = {"select_metric": self.select_metric, "validation": source,
+        self.selection_ = {"select_metric": self.select_metric,
+                           "select_tol": float(self.select_tol), "validation": source,
                            "C": self.C_, "seconds": time.perf_counter() - start,
                            "path": path}
         self._finish(prepared, results[best])
@@ -150,7 +173,8 @@ class SVMMapCV(SVMMap):
         """A plain SVMMap with C = C_ holding the chosen model (what ``save`` writes)."""
         check_is_fitted(self)
         params = {k: v for k, v in self.get_params(deep=False).items()
-                  if k not in ("Cs", "select_metric", "holdout", "random_state")}
+                  if k not in ("Cs", "select_metric", "holdout", "random_state",
+                               "select_tol")}
         model = SVMMap(C=self.C_, **params)
         model.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_")})
         return model

@@ -16,6 +16,9 @@ MEASURE_KINDS = {"ndcg": "ndcg", "mrr": "mrr", "rprec": "rprec", "p": "p@k"}
 #: benchmarks/defaults.py (results/defaults.md)
 DEFAULT_EPSILON = 1e-3
 DEFAULT_REL_GAP = None
+#: model selection: validation measures within this of the best are ties, won by the smallest
+#: C (svmmap.model_selection.choose; values equal to 3 decimals)
+DEFAULT_SELECT_TOL = 5e-4
 LOSS_HELP = "map, roc, acc, ndcg@k, ndcg, mrr, p@k or rprec (k a positive integer, e.g. ndcg@10)"
 
 
