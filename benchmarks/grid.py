@@ -4,14 +4,17 @@ warm-started C path) against the same grid as 5 separate ``svmmap_learn -c C`` c
 followed by ``svmmap_classify`` on the validation file (what the issue's svmmap figures
 measured, before one-command selection existed), on OHSUMED and MQ2008 Fold1.
 
-Recorded per dataset and epsilon: wall seconds of the whole grid (start-up, reading, training,
-scoring), the CPU seconds of the child processes (the machine may be shared), the C each way
-selects by validation MAP (LETOR convention; the separate calls' MAP computed here from their
-predictions), and the issue's recorded figures for comparison (svm_rank is not installed here):
+Recorded per dataset and stopping setting (``--epsilons``: values of -e, or ``default`` for the
+package's defaults, svmmap.options): wall seconds of the whole grid (start-up, reading,
+training, scoring), the CPU seconds of the child processes (the machine may be shared), the C
+each way selects by validation MAP (LETOR convention; the separate calls' MAP computed here from
+their predictions and chosen by the rule the one command applies, model_selection.choose with
+the default select_tol), and the issue's recorded figures for comparison (svm_rank is not
+installed here):
 svm_rank's 5-call grid took 3.35 s (OHSUMED) and 2.35 s (MQ2008); svmmap's 5 calls 8.56 s and
 10.66 s.
 
-    python benchmarks/grid.py [--epsilons 0.001,0.0001]
+    python benchmarks/grid.py [--epsilons default,0.001]
 """
 
 import argparse
@@ -27,6 +30,8 @@ import numpy as np
 from _common import record, require_data
 
 from svmmap import load_svmlight, metrics
+from svmmap.model_selection import choose
+from svmmap.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 
 BIN = Path(sys.executable).parent
 CS = (0.1, 1, 10, 100, 1000)
@@ -47,7 +52,7 @@ def timed(commands):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epsilons", default="0.001")
+    parser.add_argument("--epsilons", default="default")
     parser.add_argument("--datasets", default="OHSUMED,MQ2008")
     args = parser.parse_args()
     learn, classify = str(BIN / "svmmap_learn"), str(BIN / "svmmap_classify")
@@ -58,9 +63,10 @@ def main():
         vali = require_data(dataset, "Fold1", "vali.txt")
         _, y_vali, qid_vali = load_svmlight(vali)
         for epsilon in args.epsilons.split(","):
+            stopping = [] if epsilon == "default" else ["-e", epsilon, "--rel-gap", "off"]
             with tempfile.TemporaryDirectory() as tmp:
                 tmp = Path(tmp)
-                one = [learn, "-v", "0", "-e", epsilon, "-c", c_list, "--vali", str(vali),
+                one = [learn, "-v", "0", *stopping, "-c", c_list, "--vali", str(vali),
                        str(train), str(tmp / "path.json")]
                 one_wall, one_cpu = timed([one])
                 chosen_path = float(json.loads(
@@ -68,24 +74,26 @@ def main():
                 separate = []
                 for c in CS:
                     model, predictions = tmp / f"m{c:g}.json", tmp / f"p{c:g}.txt"
-                    separate += [[learn, "-v", "0", "-e", epsilon, "-c", f"{c:g}", str(train),
+                    separate += [[learn, "-v", "0", *stopping, "-c", f"{c:g}", str(train),
                                   str(model)],
                                  [classify, "-v", "0", str(vali), str(model), str(predictions)]]
                 sep_wall, sep_cpu = timed(separate)
                 vali_map = [metrics.mean_average_precision(
                     np.loadtxt(tmp / f"p{c:g}.txt"), y_vali, qid_vali) for c in CS]
-                chosen_separate = CS[int(np.argmax(vali_map))]
-            rows.append({"dataset": dataset, "epsilon": float(epsilon),
+                chosen_separate = CS[choose(vali_map, DEFAULT_SELECT_TOL)]
+            setting = (f"defaults (-e {DEFAULT_EPSILON:g}, --rel-gap {DEFAULT_REL_GAP})"
+                       if epsilon == "default" else f"-e {epsilon}, --rel-gap off")
+            rows.append({"dataset": dataset, "stopping": setting,
                          "one_command_seconds": one_wall, "one_command_cpu": one_cpu,
                          "separate_seconds": sep_wall, "separate_cpu": sep_cpu,
                          "chosen_one_command": chosen_path,
                          "chosen_separate": float(chosen_separate),
                          "separate_vali_map": vali_map, **ISSUE[dataset]})
-    lines = ["| Fold1 | -e | one command s (CPU s) | 5 learn + 5 classify calls s (CPU s) | "
+    lines = ["| Fold1 | stopping | one command s (CPU s) | 5 learn + 5 classify calls s (CPU s) | "
              "C chosen: one command / separate | issue: svm_rank grid s | issue: svmmap "
              "5 calls s |", "|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['dataset']} | {r['epsilon']:g} | {r['one_command_seconds']:.2f} "
+        lines.append(f"| {r['dataset']} | {r['stopping']} | {r['one_command_seconds']:.2f} "
                      f"({r['one_command_cpu']:.2f}) | {r['separate_seconds']:.2f} "
                      f"({r['separate_cpu']:.2f}) | {r['chosen_one_command']:g} / "
                      f"{r['chosen_separate']:g} | {r['svm_rank']:.2f} | "

@@ -23,6 +23,8 @@ SCRIPTS = [
      "1-slack,1-slack+cvxopt", "--max-time", "120"],
     ["side_by_side.py"],
     ["losses.py", "--datasets", "MQ2008,OHSUMED"],
+    ["defaults.py"],
+    ["grid.py"],
 ]
 
 

