@@ -70,7 +70,7 @@ def main():
                        str(train), str(tmp / "path.json")]
                 one_wall, one_cpu = timed([one])
                 chosen_path = float(json.loads(
-                    (tmp / "path.json").read_text())["selection"]["C"])
+                    (tmp / "path.json").read_text())["training"]["selection"]["C"])
                 separate = []
                 for c in CS:
                     model, predictions = tmp / f"m{c:g}.json", tmp / f"p{c:g}.txt"
