@@ -98,14 +98,18 @@ def _fraction(text):
     return value
 
 
-def _rel_gap(text):
-    """--rel-gap: a number (its range is the estimator's check) or "off" (None)."""
+def _number_or_off(text):
+    """-e, --rel-gap: a number (its range is the estimator's check) or "off" (None)."""
     if text.strip().lower() == "off":
         return None
     try:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number or 'off': {text!r}") from None
+
+
+def _shown(default):
+    return "off" if default is None else f"{default:g}"
 
 
 def _select_tol(text):
@@ -178,12 +182,13 @@ def _learn_parser():
                         help="validation measures within T of the best are ties, won by the "
                              f"smallest C (default {DEFAULT_SELECT_TOL:g}: equal to 3 "
                              "decimals; 0: the best)")
-    parser.add_argument("-e", "--epsilon", type=float, default=DEFAULT_EPSILON,
-                        help=f"tolerance on constraint violation (default {DEFAULT_EPSILON:g})")
-    parser.add_argument("--rel-gap", type=_rel_gap, default=DEFAULT_REL_GAP, metavar="R",
-                        help="also train until the relative duality gap (primal - dual) / "
-                             "primal is at most R, a number in (0, 1), or 'off' (default "
-                             f"{'off' if DEFAULT_REL_GAP is None else f'{DEFAULT_REL_GAP:g}'})")
+    parser.add_argument("-e", "--epsilon", type=_number_or_off, default=DEFAULT_EPSILON,
+                        help="stop when no constraint is violated by more than EPSILON, or "
+                             f"'off' (default {_shown(DEFAULT_EPSILON)}); with --rel-gap too, "
+                             "the first rule that holds stops training")
+    parser.add_argument("--rel-gap", type=_number_or_off, default=DEFAULT_REL_GAP, metavar="R",
+                        help="stop when the relative duality gap (primal - dual) / primal is "
+                             f"at most R, in (0, 1), or 'off' (default {_shown(DEFAULT_REL_GAP)})")
     parser.add_argument("-w", "--algorithm", choices=list(ALGORITHMS), default="3",
                         metavar="{0,3,4,n-slack,1-slack}",
                         help="0 or n-slack: the paper's Algorithm 1; 3 or 1-slack (default): "
@@ -285,6 +290,9 @@ def _learn_options(parser, args):
     """(features, cost_ratio) for SVMMap from the binning and SVM-ACC options."""
     if args.loss != "acc" and (args.acc_variant or args.cost_ratio is not None):
         parser.error("--acc-variant and --cost-ratio apply to -l acc only")
+    if args.epsilon is None and args.rel_gap is None:
+        parser.error("-e off and --rel-gap off leave training without a stopping rule: give "
+                     "one of them a value")
     if args.vali is not None and args.holdout is not None:
         parser.error("--vali and --holdout both choose the validation queries: give one")
     if len(args.C) > 1 and args.vali is None and args.holdout is None:

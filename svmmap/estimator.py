@@ -5,7 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
 from svmstruct_api.callbacks import LogCallback, as_callbacks
 from svmstruct_api.learner import FORMULATIONS, NonFiniteObjective, TrainingResult, make_learner
@@ -77,14 +77,17 @@ class SVMMap(BaseRanker):
         discount 1/log2(1 + r)), "ndcg" (k = the query's size), "mrr" (1 - reciprocal rank
         of the first relevant document), "p@k" (1 - P@k, normalised by min(k, |P|)) or
         "rprec" (1 - R-precision); any cutoff k >= 1.
-    epsilon : tolerance on constraint violation; training stops when no constraint is violated
-        by more than epsilon, so the objective is within 1.01 C * epsilon of the optimum
-        (the 0.01: each working-set QP is solved to a gap of 1% of C * epsilon).
-    rel_gap : None or a number in (0, 1): training also has to reach a relative duality gap
-        (P(w) - D) / P(w) <= rel_gap (P the primal objective at the returned w, D the dual
-        objective of the last working-set QP, a lower bound on the optimum), so the objective
-        is within rel_gap * P(w) of the optimum as well.  None: epsilon alone decides.
-        Defaults of epsilon and rel_gap: svmmap.options (chosen by benchmarks/defaults.py).
+    epsilon : None (default: off) or the tolerance on constraint violation: training stops
+        when no constraint is violated by more than epsilon, so the objective is within
+        1.01 C * epsilon of the optimum (the 0.01: each working-set QP is solved to a gap of
+        1% of C * epsilon).
+    rel_gap : None (off) or a number in (0, 1), default 1e-6: training stops when the relative
+        duality gap (P(w) - D) / P(w) <= rel_gap (P the primal objective at the returned w, D
+        the dual objective of the last working-set QP, a lower bound on the optimum), so the
+        objective is within rel_gap * P(w) of the optimum.  With both rules on, the first
+        that holds stops training; at least one must be on.  The defaults live in
+        svmmap.options (chosen by benchmarks/defaults.py: at 1e-6 the model does not depend on
+        how X is stored or on n_threads, to 3 decimals of validation MAP on LETOR).
     algorithm : "1-slack" (Joachims, Finley & Yu 2009) or "n-slack" (the paper's Algorithm 1).
     max_iter, max_time : optional limits on cutting-plane iterations / seconds.
     n_threads : threads for the per-query oracle loop.
@@ -121,7 +124,7 @@ class SVMMap(BaseRanker):
     _parameter_constraints = {
         "C": [Interval(Real, 0, np.inf, closed="neither")],
         "loss": [_LossName()],
-        "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
+        "epsilon": [Interval(Real, 0, np.inf, closed="neither"), None],
         "algorithm": [StrOptions(set(FORMULATIONS))],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "max_time": [Interval(Real, 0, np.inf, closed="neither"), None],
@@ -203,6 +206,14 @@ class SVMMap(BaseRanker):
         self._finish(prepared, result)
         return self
 
+    def check_params(self):
+        """BaseRanker's validation, and at least one stopping rule (epsilon, rel_gap)."""
+        super().check_params()
+        if self.epsilon is None and self.rel_gap is None:
+            raise InvalidParameterError(
+                f"The 'epsilon' and 'rel_gap' parameters of {type(self).__name__} are both "
+                "None: training needs a stopping rule.")
+
     def _prepare(self, X, y, qid, sample_weight=None):
         """The training problem: the fitted feature map, the plugin over the trainable
         queries and the counts fit records (a dict), with skipped queries warned about."""
@@ -257,7 +268,8 @@ class SVMMap(BaseRanker):
     def _learner(self, C, callbacks=None):
         """The cutting-plane learner of these parameters at trade-off C."""
         return make_learner(
-            self.algorithm, C=float(C), epsilon=float(self.epsilon),
+            self.algorithm, C=float(C),
+            epsilon=None if self.epsilon is None else float(self.epsilon),
             max_iter=None if self.max_iter is None else int(self.max_iter),
             max_time=None if self.max_time is None else float(self.max_time),
             callbacks=self._callbacks(callbacks), qp_solver=self.qp_solver,
@@ -330,7 +342,9 @@ class SVMMap(BaseRanker):
     @classmethod
     def _params_from_file(cls, params):
         params = dict(params)
-        params.setdefault("rel_gap", None)  # written before rel_gap existed: trained without
+        if "rel_gap" not in params:  # written before rel_gap existed: trained without it,
+            params["rel_gap"] = None  # by epsilon (then always set; 1e-3 its default)
+            params.setdefault("epsilon", 1e-3)
         if isinstance(params.get("feature_map"), dict):
             params["feature_map"] = BinnedFeatureMap(**params["feature_map"])
         return params
@@ -363,7 +377,8 @@ class SVMMap(BaseRanker):
         nan = float("nan")
         self.training_result_ = TrainingResult(
             w=np.append(coef, intercept) if self.loss == "acc" else coef.copy(),
-            formulation=self.algorithm, C=float(self.C), epsilon=float(self.epsilon),
+            formulation=self.algorithm, C=float(self.C),
+            epsilon=None if self.epsilon is None else float(self.epsilon),
             status=str(training["status"]),
             **{key: nan if training[key] is None else float(training[key])
                for key in ("primal_objective", "dual_objective", "max_violation")},

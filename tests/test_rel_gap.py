@@ -1,6 +1,7 @@
 """The relative-gap stop (``rel_gap``): training ends when, and only when, the oracle pass at w
-shows (P(w) - D) / P(w) <= rel_gap besides the epsilon rule; the value reaches the learner
-from the estimator, the command line and the model file under the one name ``rel_gap``."""
+shows (P(w) - D) / P(w) <= rel_gap or (if on) the epsilon rule holds; the value reaches the
+learner from the estimator, the command line and the model file under the one name
+``rel_gap``."""
 
 import json
 import math
@@ -16,7 +17,7 @@ from svmstruct_api.learner import make_learner
 
 from conftest import random_collection
 
-#: so loose that the epsilon rule holds from the first pass on: the gap rule alone decides
+#: so loose that the epsilon rule holds from the first pass on
 LOOSE_EPSILON = 1.0
 
 
@@ -41,8 +42,7 @@ def _gaps_at_oracle_passes(result):
 @pytest.mark.parametrize("C", [1.0, 100.0])
 @pytest.mark.parametrize("rel_gap", [1e-2, 1e-4])
 def test_stops_when_and_only_when_the_relative_gap_is_reached(plugin, formulation, C, rel_gap):
-    result = make_learner(formulation, C=C, epsilon=LOOSE_EPSILON,
-                          rel_gap=rel_gap).fit(plugin)
+    result = make_learner(formulation, C=C, epsilon=None, rel_gap=rel_gap).fit(plugin)
     gaps = _gaps_at_oracle_passes(result)
     assert result.status == "converged"
     assert gaps[-1] <= rel_gap  # stopped with the gap reached ...
@@ -54,61 +54,71 @@ def test_stops_when_and_only_when_the_relative_gap_is_reached(plugin, formulatio
     assert result.primal_objective - tight.primal_objective <= rel_gap * result.primal_objective
 
 
-def test_without_the_rule_the_loose_epsilon_stops_with_a_larger_gap(plugin):
-    # the rule is what makes the fits above tight: epsilon alone stops far from the optimum
+def test_a_loose_epsilon_alone_stops_with_a_larger_gap(plugin):
+    # the gap rule is what makes the fits above tight: a loose epsilon stops far from the optimum
     loose = make_learner("1-slack", C=100.0, epsilon=LOOSE_EPSILON).fit(plugin)
     assert loose.relative_gap > 1e-2
 
 
-def test_the_gap_rule_does_not_loosen_epsilon(plugin):
-    # both rules must hold: a loose rel_gap leaves a tight epsilon in charge
-    C, epsilon = 10.0, 1e-5
-    both = make_learner("1-slack", C=C, epsilon=epsilon, rel_gap=0.5).fit(plugin)
-    alone = make_learner("1-slack", C=C, epsilon=epsilon).fit(plugin)
-    assert both.max_violation <= epsilon
-    assert both.primal_objective == pytest.approx(alone.primal_objective, rel=1e-9)
+@pytest.mark.parametrize("epsilon, rel_gap", [(1e-6, 0.05), (0.05, 1e-6)])
+def test_with_both_rules_the_first_that_holds_stops(plugin, epsilon, rel_gap):
+    result = make_learner("1-slack", C=10.0, epsilon=epsilon, rel_gap=rel_gap).fit(plugin)
+    gaps = _gaps_at_oracle_passes(result)
+    passes = [r for r in result.history if math.isfinite(r.primal_objective)]
+    held = [g <= rel_gap or r.max_violation <= epsilon for g, r in zip(gaps, passes)]
+    assert held[-1] and not any(held[:-1])
+    tight = make_learner("1-slack", C=10.0, epsilon=1e-8).fit(plugin)
+    assert result.primal_objective > tight.primal_objective + 1e-6  # the loose rule stopped it
 
 
 @pytest.mark.parametrize("bad", [0, -1e-3, math.inf, math.nan, "1e-3"])
 def test_learner_refuses_bad_values(bad):
     with pytest.raises(ValueError, match="rel_gap"):
         make_learner("1-slack", rel_gap=bad)
+    with pytest.raises(ValueError, match="stopping rule"):
+        make_learner("1-slack", epsilon=None, rel_gap=None)
+    with pytest.raises(ValueError, match="stopping rule"):
+        SVMMap(epsilon=None, rel_gap=None).check_params()
 
 
 @pytest.mark.filterwarnings("ignore:.*carry no constraint")
 def test_model_file_and_report_carry_rel_gap(tmp_path):
     X, y, qid = random_collection(seed=3, n_queries=10, docs=(4, 10))
-    model = SVMMap(C=10, epsilon=0.5, rel_gap=1e-3).fit(X, y, qid)
+    model = SVMMap(C=10, epsilon=None, rel_gap=1e-3).fit(X, y, qid)
     result = model.training_result_
     assert result.relative_gap <= 1e-3
-    assert "rel_gap = 0.001" in result.report().splitlines()[0]
+    assert result.report().splitlines()[0].endswith("epsilon = off, rel_gap = 0.001")
     path = tmp_path / "m.json"
     model.save(path)
     document = json.loads(path.read_text())
-    assert document["params"]["rel_gap"] == 1e-3
+    assert document["params"]["rel_gap"] == 1e-3 and document["params"]["epsilon"] is None
     assert document["training"]["relative_gap"] == pytest.approx(result.relative_gap)
     loaded = SVMMap.load(path)
     assert loaded.rel_gap == 1e-3 and loaded.training_result_.rel_gap == 1e-3
-    # a file written before rel_gap existed was trained without the rule
+    # a file written before rel_gap existed was trained by epsilon alone
     del document["params"]["rel_gap"]
+    document["params"]["epsilon"] = 1e-3
     path.write_text(json.dumps(document))
-    assert SVMMap.load(path).rel_gap is None
+    old = SVMMap.load(path)
+    assert old.rel_gap is None and old.epsilon == 1e-3
 
 
 def test_cli_rel_gap(tmp_path, capsys):
     X, y, qid = random_collection(seed=5, n_queries=12, docs=(5, 20))
     train, model = tmp_path / "train.txt", tmp_path / "m.json"
     dump_svmlight(train, X, y, qid)
-    assert learn_main(["-c", "10", "-e", "0.5", "--rel-gap", "1e-4", str(train),
+    assert learn_main(["-c", "10", "-e", "off", "--rel-gap", "1e-4", str(train),
                        str(model)]) == 0
     assert "rel_gap = 0.0001" in capsys.readouterr().out
     document = json.loads(model.read_text())
     assert document["params"]["rel_gap"] == 1e-4
     assert document["training"]["relative_gap"] <= 1e-4
-    api = SVMMap(C=10, epsilon=0.5, rel_gap=1e-4).fit(*load_svmlight(train))
+    api = SVMMap(C=10, epsilon=None, rel_gap=1e-4).fit(*load_svmlight(train))
     np.testing.assert_array_equal(SVMMap.load(model).coef_, api.coef_)
-    assert learn_main(["-v", "0", "--rel-gap", "off", str(train), str(model)]) == 0
-    assert json.loads(model.read_text())["params"]["rel_gap"] is None
+    assert learn_main(["-v", "0", "-e", "0.001", "--rel-gap", "off", str(train),
+                       str(model)]) == 0
+    params = json.loads(model.read_text())["params"]
+    assert params["rel_gap"] is None and params["epsilon"] == 0.001
 
 
 @pytest.mark.parametrize("value, message", [
@@ -116,10 +126,12 @@ def test_cli_rel_gap(tmp_path, capsys):
     ("1.5", "argument --rel-gap: The 'rel_gap' parameter of SVMMap must be a float in the range"),
     ("nan", "argument --rel-gap: The 'rel_gap' parameter of SVMMap must be a float in the range"),
     ("tight", "argument --rel-gap: not a number or 'off': 'tight'"),
+    ("off -e off", "-e off and --rel-gap off leave training without a stopping rule"),
 ])
 def test_cli_refuses_bad_rel_gap(tmp_path, capsys, value, message):
     with pytest.raises(SystemExit) as stopped:
-        learn_main(["--rel-gap", value, str(tmp_path / "train.txt"), str(tmp_path / "m.json")])
+        learn_main(["--rel-gap", *value.split(), str(tmp_path / "train.txt"),
+                    str(tmp_path / "m.json")])
     assert stopped.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
