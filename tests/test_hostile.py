@@ -628,4 +628,8 @@ def test_ctrl_c_while_the_command_imports_is_one_line(files, command, delay):
     _, err = process.communicate(timeout=60)
     assert "Traceback" not in err
     assert process.returncode == 130, err
-    assert err.strip().splitlines()[-1].endswith(": interrupted")
+    # on a loaded machine the imports may be done before the signal lands: the learn command
+    # is then interrupted in training and says so in its one last line instead
+    last = err.strip().splitlines()[-1]
+    assert last.endswith(": interrupted") or \
+        "training stopped before convergence (interrupted)" in last, err
