@@ -39,6 +39,10 @@ ISSUE = {"OHSUMED": {"svm_rank": 3.35, "svmmap_before": 8.56},
          "MQ2008": {"svm_rank": 2.35, "svmmap_before": 10.66}}
 
 
+def _shown(value):
+    return "off" if value is None else f"{value:g}"
+
+
 def timed(commands):
     """(wall seconds, children's CPU seconds) of running the commands one after another."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -81,7 +85,8 @@ def main():
                 vali_map = [metrics.mean_average_precision(
                     np.loadtxt(tmp / f"p{c:g}.txt"), y_vali, qid_vali) for c in CS]
                 chosen_separate = CS[choose(vali_map, DEFAULT_SELECT_TOL)]
-            setting = (f"defaults (-e {DEFAULT_EPSILON:g}, --rel-gap {DEFAULT_REL_GAP})"
+            setting = (f"defaults (-e {_shown(DEFAULT_EPSILON)}, --rel-gap "
+                       f"{_shown(DEFAULT_REL_GAP)})"
                        if epsilon == "default" else f"-e {epsilon}, --rel-gap off")
             rows.append({"dataset": dataset, "stopping": setting,
                          "one_command_seconds": one_wall, "one_command_cpu": one_cpu,

@@ -36,10 +36,10 @@ def test_dense_and_csr_input_and_threads_give_the_same_vali_map():
             _vali_map(X, y, qid, vali, C=100, n_threads=2),
             _vali_map(dense, y, qid, vali, C=100, n_threads=2)]
     assert max(maps) - min(maps) < SAME, maps
-    # the old default (epsilon 1e-3 alone) gave 0.4639 (CSR) against 0.4510 (dense)
-    old = [_vali_map(X, y, qid, vali, C=100, epsilon=1e-3, rel_gap=None),
-           _vali_map(dense, y, qid, vali, C=100, epsilon=1e-3, rel_gap=None)]
-    assert abs(old[0] - old[1]) > 0.01
+    # the old default (epsilon 1e-3 alone) stops where the vali MAP is still an accident of
+    # the path (the issue measured 0.4639 for CSR against 0.4510 for dense input)
+    old = _vali_map(X, y, qid, vali, C=100, epsilon=1e-3, rel_gap=None)
+    assert abs(old - maps[0]) > SAME
 
 
 def test_the_warm_path_selects_the_c_of_separate_cold_fits():
