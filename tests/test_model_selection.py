@@ -87,7 +87,7 @@ def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
     values = [row["vali"] for row in path]
     assert path[choose(values, 5e-4)]["C"] == document["params"]["C"]
     assert document["training"]["selection"]["select_tol"] == 5e-4
-    assert document["training"]["relative_gap"] >= 0
+    assert document["training"]["relative_gap"] >= -1e-12  # an exactly solved QP: 0 +- 1e-16
     run("svmmap_classify", vali, model, tmp_path / "pred.txt")  # an ordinary model file
     out = run("svmmap_learn", "-c", "1,10", "--holdout", "0.25", train, model).stdout
     assert "0.25 of the training queries held out" in out
