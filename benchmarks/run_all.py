@@ -25,6 +25,8 @@ SCRIPTS = [
     ["losses.py", "--datasets", "MQ2008,OHSUMED"],
     ["defaults.py"],
     ["grid.py"],
+    # needs --reference DIR (a checkout before the change) for the ratios; alone: this code
+    ["qp_share.py"],
 ]
 
 
