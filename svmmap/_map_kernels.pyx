@@ -26,7 +26,6 @@ from ._query_core cimport (
     coefficients_from_interleaving,
     constraints_pass,
     count_relevant,
-    csr_combine,
     oracle_pass,
     split_sorted,
     delete_workspaces,
@@ -279,46 +278,59 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def combine_rows(X, u):
-    """X^T u = sum_k u_k x_k, the d-vector the 1-slack constraint and w are made of
-    (svmmap.plugins.rows), for X a C-contiguous float64 ndarray or the CSRArrays of a sparse
-    matrix (``csr_for_kernels``) and u float64 (m,).  Summed row by row in order, skipping
-    rows with u_k = 0: the bits do not depend on where X lies in memory (a BLAS product's
-    do), and no temporary of X's size is made."""
-    u_arr = np.ascontiguousarray(u, dtype=np.float64)
-    if u_arr.shape != (X.shape[0],):
-        raise ValueError("X and u do not fit together")
-    cdef Py_ssize_t n_rows = X.shape[0], n_features = X.shape[1], k, j
+def combine_rows(X, coef, ptr, weights):
+    """X^T u = sum_k u_k x_k with u_k = weights_q coef_k for the documents k of query q: the
+    d-vector the 1-slack constraint and w are made of (svmmap.plugins.rows), for X a
+    C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (``csr_for_kernels``),
+    coef float64 (m,), ptr the query offsets and weights float64 (n,).  Summed row by row in
+    order, skipping rows with u_k = 0: the bits do not depend on where X lies in memory (a
+    BLAS product's do), and nothing of X's or of the documents' size is allocated."""
+    coef_arr = np.ascontiguousarray(coef, dtype=np.float64)
+    ptr_arr = np.ascontiguousarray(ptr, dtype=np.intp)
+    weights_arr = np.ascontiguousarray(weights, dtype=np.float64)
+    if coef_arr.shape != (X.shape[0],) or weights_arr.shape != (len(ptr_arr) - 1,) \
+            or ptr_arr[0] != 0 or ptr_arr[-1] != len(coef_arr) or np.any(np.diff(ptr_arr) < 0):
+        raise ValueError("X, coef, ptr and weights do not fit together")
+    cdef Py_ssize_t n_queries = len(ptr_arr) - 1, n_features = X.shape[1], q, k, j
     out_arr = np.zeros(n_features + 1)
     cdef double[::1] out = out_arr
-    cdef const double[::1] weights = u_arr if n_rows else np.zeros(1)
+    cdef const double[::1] c = coef_arr if len(coef_arr) else np.zeros(1)
+    cdef const double[::1] v = weights_arr if n_queries else np.zeros(1)
+    cdef const Py_ssize_t[::1] p = ptr_arr
     cdef const double[:, ::1] dense
     cdef const double[::1] data
     cdef const int[::1] indices32, indptr32
     cdef const Py_ssize_t[::1] indices64, indptr64
-    cdef double c
-    if isinstance(X, CSRArrays):
+    cdef bint is_csr = isinstance(X, CSRArrays), wide = False
+    cdef double u
+    if is_csr:
         if len(X.data) == 0:
             return out_arr[:n_features]
         data = X.data
-        if X.indices.dtype.itemsize == sizeof(Py_ssize_t):
+        wide = X.indices.dtype.itemsize == sizeof(Py_ssize_t)
+        if wide:
             indices64, indptr64 = X.indices, X.indptr
-            with nogil:
-                csr_combine(&data[0], &indices64[0], &indptr64[0], n_rows, &weights[0],
-                            &out[0])
         else:
             indices32, indptr32 = X.indices, X.indptr
-            with nogil:
-                csr_combine(&data[0], &indices32[0], &indptr32[0], n_rows, &weights[0],
-                            &out[0])
-        return out_arr[:n_features]
-    dense = np.ascontiguousarray(X, dtype=np.float64)
+    else:
+        dense = np.ascontiguousarray(X, dtype=np.float64)
     with nogil:
-        for k in range(n_rows):
-            c = weights[k]
-            if c != 0.0:
-                for j in range(n_features):
-                    out[j] += c * dense[k, j]
+        for q in range(n_queries):
+            if v[q] == 0.0:
+                continue
+            for k in range(p[q], p[q + 1]):
+                u = v[q] * c[k]
+                if u == 0.0:
+                    continue
+                if not is_csr:
+                    for j in range(n_features):
+                        out[j] += u * dense[k, j]
+                elif wide:
+                    for j in range(indptr64[k], indptr64[k + 1]):
+                        out[indices64[j]] += u * data[j]
+                else:
+                    for j in range(indptr32[k], indptr32[k + 1]):
+                        out[indices32[j]] += u * data[j]
     return out_arr[:n_features]
 
 

@@ -179,18 +179,6 @@ cdef inline void csr_scores(const double *data, const index_t *indices, const in
         out[k] = total
 
 
-cdef inline void csr_combine(const double *data, const index_t *indices, const index_t *indptr,
-                             Py_ssize_t n_rows, const double *u, double *out) noexcept nogil:
-    """out += sum_k u[k] X[k] for a CSR X, row by row (rows with u[k] = 0 skipped)."""
-    cdef Py_ssize_t k, p
-    cdef double c
-    for k in range(n_rows):
-        c = u[k]
-        if c != 0.0:
-            for p in range(indptr[k], indptr[k + 1]):
-                out[indices[p]] += c * data[p]
-
-
 # ---------------------------------------------------------------------------------------------
 # The fused separation pass shared by the losses
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ the queries it covers.  ``QueryRows`` is that n x d matrix D held as c: what the
 of D is computed through X without forming it --
 
     D w          = per-query sums of c_k (x_k . w)                 (or the oracle's margins)
-    v^T D        = X^T u,  u_k = v_q(k) c_k                        (1-slack: one d-vector)
+    v^T D        = X^T u,  u_k = v_q(k) c_k                        (1-slack: one d-vector,
+                                                                    summed in the extension)
     D[chosen]    = the chosen rows only (n-slack adds those to its working set)
 
 -- so the memory of a pass is O(documents + queries), whatever the number of features (at
@@ -66,14 +67,13 @@ class QueryRows:
         """The entries of a per-query array of the collection that belong to D's rows."""
         return per_query if self.queries is None else per_query[self.queries]
 
-    def _spread(self, values):
-        """u_k = values_i c_k for the documents k of D's row i, 0 for other documents."""
-        per_query = np.zeros(len(self.ptr) - 1)
+    def _per_query(self, values):
+        """A per-query array of the collection: ``values`` on D's rows, 0 elsewhere."""
         if self.queries is None:
-            per_query[:] = values
-        else:
-            per_query[self.queries] = values
-        return per_query[self.query_of_doc] * self.coef
+            return np.asarray(values, dtype=np.float64)
+        per_query = np.zeros(len(self.ptr) - 1)
+        per_query[self.queries] = values
+        return per_query
 
     def __matmul__(self, w):
         """D w: the margin w.dpsi_q of every row."""
@@ -95,9 +95,12 @@ class QueryRows:
         v = np.asarray(v, dtype=np.float64)
         if v.shape != (self.shape[0],):
             return NotImplemented
-        u = self._spread(v)
-        total = combine_rows(self.X, u)
-        return np.append(total, u.sum()) if self.bias else total
+        per_query = self._per_query(v)
+        total = combine_rows(self.X, self.coef, self.ptr, per_query)
+        if not self.bias:
+            return total
+        sums = np.bincount(self.query_of_doc, weights=self.coef, minlength=len(self.ptr) - 1)
+        return np.append(total, per_query @ sums)
 
     def sum(self, axis=None):
         if axis != 0:
