@@ -391,17 +391,20 @@ def test_max_time_is_honoured_inside_the_qp(monkeypatch):
     assert np.all(np.isfinite(model.coef_))
 
 
-def test_ctrl_c_inside_the_qp_keeps_the_best_model(monkeypatch):
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
+@pytest.mark.parametrize("solver", ["smo_solve", "active_set_solve"])
+def test_ctrl_c_inside_the_qp_keeps_the_best_model(monkeypatch, solver):
+    """Ctrl-C inside either warm-started QP solver ends training with the best model so far."""
+    if solver == "smo_solve":
+        monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
     X, y, qid = random_collection(4, n_queries=6, n_features=4)
-    real = qp_module.smo_solve
+    real = getattr(qp_module, solver)
 
     def interrupted(gram, losses, *args):
         if len(losses) >= 3:
             raise KeyboardInterrupt
         return real(gram, losses, *args)
 
-    monkeypatch.setattr(qp_module, "smo_solve", interrupted)
+    monkeypatch.setattr(qp_module, solver, interrupted)
     result = SVMMap(C=10.0, epsilon=1e-6).fit(X, y, qid).training_result_
     assert result.status == "interrupted" and result.iterations >= 2
     assert np.isfinite(result.primal_objective) and np.any(result.w != 0)
@@ -427,21 +430,6 @@ def test_max_time_is_honoured_inside_the_active_set(monkeypatch):
     model = SVMMap(C=10.0, max_time=0.3).fit(X, y, qid)
     assert model.training_result_.status == "max_time"
     assert np.all(np.isfinite(model.coef_))
-
-
-def test_ctrl_c_inside_the_active_set_keeps_the_best_model(monkeypatch):
-    X, y, qid = random_collection(4, n_queries=6, n_features=4)
-    real = qp_module.active_set_solve
-
-    def interrupted(gram, losses, *args):
-        if len(losses) >= 3:
-            raise KeyboardInterrupt
-        return real(gram, losses, *args)
-
-    monkeypatch.setattr(qp_module, "active_set_solve", interrupted)
-    result = SVMMap(C=10.0, epsilon=1e-6).fit(X, y, qid).training_result_
-    assert result.status == "interrupted" and result.iterations >= 2
-    assert np.isfinite(result.primal_objective) and np.any(result.w != 0)
 
 
 def test_primal_fallback_never_forms_a_d_by_d_matrix(monkeypatch):
