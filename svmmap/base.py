@@ -2,10 +2,12 @@
 
 * Parameters are the constructor's keyword arguments (``sklearn.base.BaseEstimator``: get_params,
   set_params, clone, repr) and are validated in one place, declaratively: the class attribute
-  ``_parameter_constraints`` (scikit-learn's own constraint language, checked by
-  ``BaseEstimator._validate_params``) plus ``_parameter_scopes`` for options that apply only
-  under another option's value.  ``check_params`` runs both; the command-line tools call it too,
-  so the API and the CLI accept and reject exactly the same values.
+  ``_parameter_rules`` (svmmap.params, checked without scikit-learn) plus
+  ``_parameter_scopes`` for options that apply only under another option's value.
+  ``check_params`` runs both and raises scikit-learn's InvalidParameterError; the command-line
+  tools check their options by the same rules (for SVMMap, svmmap.training), so the API and
+  the CLI accept and reject exactly the same values.  ``_parameter_constraints``, which
+  scikit-learn's tools read, is derived from the rules.
 * ``qid`` (the query of each row) is metadata: ``fit``, ``decision_function`` / ``predict``
   and ``score`` take it by keyword, so scikit-learn's metadata routing passes it through
   ``GridSearchCV`` and ``cross_val_score`` (``est.set_fit_request(qid=True)
@@ -22,8 +24,6 @@
   takes X; ``NotFittedError`` before ``fit``.
 """
 
-import inspect
-
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import InvalidParameterError
@@ -31,49 +31,56 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
 from .errors import InputFormatError, ModelFileError
-from .model_file import DAMAGED_MODEL_ERRORS, read_model, write_model
+from .model_file import DAMAGED_MODEL_ERRORS, model_content, read_model, write_model
+from .params import ParameterError, check, sklearn_constraints
 
 
-class BaseRanker(BaseEstimator):
+class InvalidParameter(InvalidParameterError, ParameterError):
+    """A parameter outside its rules, raised by ``check_params``: scikit-learn's
+    InvalidParameterError and svmmap.params.ParameterError at once (the command-line tools
+    catch the latter without importing scikit-learn)."""
+
+
+class RuleChecked:
+    """Parameters checked by svmmap.params rules: a subclass declares ``_parameter_rules``
+    (and optionally ``_parameter_scopes``); scikit-learn's ``_parameter_constraints`` follow
+    from them."""
+
+    #: parameter -> list of svmmap.params rules (None: None is accepted)
+    _parameter_rules = {}
+    #: parameter -> (other parameter, its values under which the parameter applies, the
+    #: parameter's value that means "not used")
+    _parameter_scopes = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_parameter_rules" in cls.__dict__:
+            cls._parameter_constraints = sklearn_constraints(cls._parameter_rules)
+
+    def check_params(self):
+        """Validate every parameter (types, ranges, and the scopes of options that apply only
+        under another option's value); raise ``InvalidParameterError`` (a ValueError) naming
+        the parameter."""
+        try:
+            self._check_param_rules(self.get_params(deep=False))
+        except ParameterError as exc:
+            raise InvalidParameter(str(exc)) from None
+
+    def _check_param_rules(self, params):
+        check(type(self).__name__, params, self._parameter_rules, self._parameter_scopes)
+
+
+class BaseRanker(RuleChecked, BaseEstimator):
     """Base class of the svmmap rankers (module docstring).  Subclasses define
-    ``_parameter_constraints``, optionally ``_parameter_scopes``, ``fit`` and
+    ``_parameter_rules``, optionally ``_parameter_scopes``, ``fit`` and
     ``decision_function``."""
 
-    #: parameter -> (other parameter, its values under which a non-default value is allowed)
-    _parameter_scopes = {}
     #: the model-file kind (svmmap.model_file.MODEL_KINDS)
     KIND = None
     #: parameters that say how to train, not what the model is: not written to model files
     _runtime_params = ("verbose",)
     #: the fewest feature columns fit and predict accept
     _min_features = 1
-
-    def check_params(self):
-        """Validate every parameter (types, ranges, and the scopes of options that apply only
-        under another option's value); raise ``InvalidParameterError`` (a ValueError) naming
-        the parameter."""
-        self._validate_params()
-        for name, value in self.get_params(deep=False).items():
-            # scikit-learn's Interval(Integral / Real) accepts True and False as numbers
-            if isinstance(value, bool) and "boolean" not in self._parameter_constraints.get(
-                    name, ["boolean"]) and bool not in self._parameter_constraints.get(name, []):
-                raise InvalidParameterError(
-                    f"The {name!r} parameter of {type(self).__name__} must be a number, not "
-                    f"{value!r}.")
-        defaults = self._get_param_defaults()
-        for name, (other, values) in self._parameter_scopes.items():
-            value = getattr(self, name)
-            if _differs(value, defaults[name]) and getattr(self, other) not in values:
-                allowed = " or ".join(repr(v) for v in sorted(values))
-                raise InvalidParameterError(
-                    f"The {name!r} parameter of {type(self).__name__} applies to "
-                    f"{other}={allowed} only; got {name}={value!r} with "
-                    f"{other}={getattr(self, other)!r}.")
-
-    @classmethod
-    def _get_param_defaults(cls):
-        return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
-                if name != "self"}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -134,14 +141,9 @@ class BaseRanker(BaseEstimator):
         params = {name: value.json_params() if hasattr(value, "json_params") else value
                   for name, value in self.get_params(deep=False).items()
                   if name not in self._runtime_params}
-        content = {"kind": self.KIND, "params": params,
-                   "n_features_in": int(self.n_features_in_)}
-        if hasattr(self, "feature_names_in_"):
-            content["feature_names_in"] = [str(name) for name in self.feature_names_in_]
-        model, training = self._fitted_state()
-        content["model"] = model
-        content["training"] = training
-        write_model(path, content)
+        write_model(path, model_content(self.KIND, params, self.n_features_in_,
+                                        *self._fitted_state(),
+                                        getattr(self, "feature_names_in_", None)))
 
     @classmethod
     def load(cls, path):
@@ -185,10 +187,3 @@ def _check_qid(qid, n_rows):
     if len(qid) != n_rows:
         raise InputFormatError(f"X has {n_rows} rows but qid has {len(qid)} entries")
     return qid
-
-
-def _differs(value, default):
-    try:
-        return bool(value != default)
-    except (TypeError, ValueError):
-        return value is not default

@@ -51,6 +51,7 @@ from .options import (
     SELECT_METRIC_RE,
     parse_loss,
 )
+from .params import check_svmmap
 
 __all__ = ["learn_main", "classify_main"]
 
@@ -259,22 +260,21 @@ LEARN_FLAGS = {
 
 
 def _learn_model(parser, args):
-    """The parameters of the SVMMap the options describe, validated by SVMMap itself (this
-    imports the estimator: after the argument parsing, not for --help)."""
+    """The parameters of the SVMMap the options describe (all of SVMMap's constructor
+    arguments), checked by SVMMap's own rules (svmmap.params, before numpy is imported)."""
     features, cost_ratio = _learn_options(parser, args)
-    from .estimator import SVMMap
-
     params = dict(C=args.C[0], loss=args.loss, epsilon=args.epsilon, rel_gap=args.rel_gap,
                   algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
                   max_time=args.max_time, n_threads=args.n_threads, oracle=args.oracle,
-                  feature_map=features,
+                  verbose=0, feature_map=features,
                   cost_ratio=cost_ratio, qp_solver=args.qp_solver,
                   cache_size=(DEFAULT_CACHE_SIZE if args.cache_size is None
                               else args.cache_size) if args.algorithm == "4" else 0)
     for C in args.C:  # every C of a path, as the estimator checks one
-        check_params(parser, SVMMap(**{**params, "C": C}), LEARN_FLAGS)
+        check_params(parser, lambda C=C: check_svmmap("SVMMap", {**params, "C": C}),
+                     LEARN_FLAGS)
     if features is not None:
-        check_params(parser, features, LEARN_FLAGS)
+        check_params(parser, features.check_params, LEARN_FLAGS)
     return params
 
 
@@ -368,98 +368,109 @@ def learn_main(argv=None):
     params = _learn_model(parser, args)
 
     def learn():
-        import numpy as np
-
-        from .estimator import SVMMap
-        from .io import input_files, load_query_weights, load_svmlight
-
         selecting = args.vali is not None or args.holdout is not None
-        fit_options = {}
+        callbacks = _learn_callbacks(args.verbose)
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_notes("svmmap_learn", show=args.verbose >= 1))
             started = time.monotonic()
             if args.dask_workers or args.scheduler:
-                from . import dask as svmmap_dask
-
-                if args.query_weights is not None:
-                    raise SVMMapError("--query-weights is not available with --dask-workers / "
-                                      "--scheduler")
-                check_output(args.model_file, svmmap_dask.expand_paths(args.train_file))
-                client = stack.enter_context(
-                    svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
-                X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
-                                                      max_abs_value=MAX_ABS_VALUE)
-                model = svmmap_dask.DaskSVMMap(**params, client=client)
-                n_queries = None
+                fitted, save, n_read = _learn_on_dask(args, params, stack, callbacks)
             else:
-                vali_files = [] if args.vali is None else input_files(args.vali)
-                check_output(args.model_file,
-                             [*input_files(args.train_file), args.group, *vali_files,
-                              args.query_weights])
-                X, y, qid = load_svmlight(args.train_file, group=args.group,
-                                          max_abs_value=MAX_ABS_VALUE)
-                if args.query_weights is not None:
-                    if selecting:
-                        raise SVMMapError("--query-weights is not available with a list of C "
-                                          "values")
-                    fit_options["sample_weight"] = load_query_weights(args.query_weights, qid)
-                if selecting:
-                    from .model_selection import SVMMapCV
-
-                    model = SVMMapCV(Cs=args.C, select_metric=args.select_metric,
-                                     select_tol=args.select_tol,
-                                     holdout=args.holdout or 0.2,
-                                     **{k: v for k, v in params.items() if k != "C"})
-                    fit_options["eval_set"] = None if args.vali is None else load_svmlight(
-                        args.vali, n_features=X.shape[1], max_abs_value=MAX_ABS_VALUE)
-                else:
-                    model = SVMMap(**params)
-                n_queries = len(np.unique(qid))
-            if args.verbose >= 1 and n_queries is not None:
-                print(f"Read {X.shape[0]} documents, {n_queries} queries, {X.shape[1]} "
-                      f"features from {args.train_file} in {time.monotonic() - started:.1f} s",
-                      flush=True)
-            if args.base_columns and max(args.base_columns) >= X.shape[1]:
-                raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
-                                       f"does not exist (the data has {X.shape[1]} features)",
-                                       args.train_file)
-            model.fit(X, y, qid, callbacks=_learn_callbacks(args.verbose), **fit_options)
-        result = model.training_result_
+                fitted, save, n_read = _learn_here(args, params, selecting, callbacks,
+                                                   started)
+        result = fitted["training_result_"]
         if args.verbose >= 1:
-            if n_queries is None:  # Dask: the shards were read on the workers
-                print(f"Read {X.shape[0]} documents, {model.n_queries_} queries, "
-                      f"{X.shape[1]} features from {args.train_file} in "
+            if n_read is not None:  # Dask: the shards were read on the workers
+                print(f"Read {n_read[0]} documents, {n_read[1]} queries, {n_read[2]} "
+                      f"features from {args.train_file} in "
                       f"{time.monotonic() - started:.1f} s (reading and training)")
-            if model.feature_map_ is not None:
-                print(f"Binned {len(model.feature_map_.base_columns_)} base features into "
-                      f"{model.feature_map_.n_output_features_} indicator features")
+            if fitted["feature_map_"] is not None:
+                print(f"Binned {len(fitted['feature_map_'].base_columns_)} base features into "
+                      f"{fitted['feature_map_'].n_output_features_} indicator features")
             if selecting:
+                from .selection import path_table
+
                 source = args.vali if args.vali is not None else \
                     f"{args.holdout:g} of the training queries held out"
-                print(_path_table(model, source))
+                print(path_table(fitted["selection_"], source))
             print(result.report())
         if not result.converged and args.verbose >= 1:
             print(f"svmmap_learn: note: training stopped before convergence ({result.status}); "
                   "the model is the best one found and is marked as not converged",
                   file=sys.stderr)
-        model.save(args.model_file)
+        save(args.model_file)
         # Ctrl-C: the best model so far is saved; the exit status still says "interrupted"
         return 130 if result.status == "interrupted" else 0
 
     return run("svmmap_learn", args.debug, learn, args.train_file)
 
 
-def _path_table(model, source):
-    """The C path of a fitted SVMMapCV as a table, and the chosen C."""
-    selection = model.selection_
-    lines = [f"Model selection by {model.select_metric} on {source}: warm-started path over "
-             f"{len(model.path_)} C values in {selection['seconds']:.2f} s",
-             f"{'C':>10} {'iterations':>10} {'seconds':>8} {'primal':>14} {'dual':>14} "
-             f"{'rel. gap':>9} {'status':>10} {model.select_metric:>9}"]
-    for row in model.path_:
-        chosen = "  <- chosen" if row["C"] == model.C_ else ""
-        lines.append(f"{row['C']:>10g} {row['iterations']:>10d} {row['seconds']:>8.3f} "
-                     f"{row['primal_objective']:>14.8g} {row['dual_objective']:>14.8g} "
-                     f"{row['relative_gap']:>9.2e} {row['status']:>10} "
-                     f"{row['vali']:>9.4f}{chosen}")
-    return "\n".join(lines)
+def _learn_here(args, params, selecting, callbacks, started):
+    """Read the data and train in this process, through svmmap.training and
+    svmmap.selection (no scikit-learn unless binning); return (fitted attributes, a function
+    writing the model file, None)."""
+    import numpy as np
+
+    from . import training
+    from .io import input_files, load_query_weights, load_svmlight
+    from .model_file import model_content, write_model
+
+    vali_files = [] if args.vali is None else input_files(args.vali)
+    check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
+                                   args.query_weights])
+    X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE)
+    n_features = X.shape[1]
+    sample_weight = None
+    if args.query_weights is not None:
+        if selecting:
+            raise SVMMapError("--query-weights is not available with a list of C values")
+        sample_weight = load_query_weights(args.query_weights, qid)
+    if args.verbose >= 1:
+        print(f"Read {X.shape[0]} documents, {len(np.unique(qid))} queries, {n_features} "
+              f"features from {args.train_file} in {time.monotonic() - started:.1f} s",
+              flush=True)
+    if args.base_columns and max(args.base_columns) >= n_features:
+        raise InputFormatError(f"--base-columns: feature {max(args.base_columns) + 1} "
+                               f"does not exist (the data has {n_features} features)",
+                               args.train_file)
+    if selecting:
+        from . import selection
+
+        if args.vali is not None:
+            vali, source = load_svmlight(args.vali, n_features=n_features,
+                                         max_abs_value=MAX_ABS_VALUE), "eval_set"
+        else:
+            (X, y, qid), vali, source = selection.holdout(X, y, qid, args.holdout)
+        prepared = training.prepare(params, X, y, qid)
+        fitted = selection.select_c(params, prepared, sorted(args.C), vali,
+                                    args.select_metric, args.select_tol, callbacks, source)
+        params = {**params, "C": fitted["selection_"]["C"]}
+    else:
+        prepared = training.prepare(params, X, y, qid, sample_weight)
+        learner = training.learner(params, params["C"], callbacks)
+        result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
+                                params["C"])
+        fitted = training.fitted_attributes(prepared, result)
+
+    def save(path):
+        write_model(path, model_content("svmmap", training.model_params(params), n_features,
+                                        *training.model_record(fitted)))
+
+    return fitted, save, None
+
+
+def _learn_on_dask(args, params, stack, callbacks):
+    """Train on a Dask cluster (svmmap.dask.DaskSVMMap, the data read by the workers); return
+    (fitted attributes, a function writing the model file, (documents, queries, features))."""
+    from . import dask as svmmap_dask
+
+    if args.query_weights is not None:
+        raise SVMMapError("--query-weights is not available with --dask-workers / "
+                          "--scheduler")
+    check_output(args.model_file, svmmap_dask.expand_paths(args.train_file))
+    client = stack.enter_context(svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
+    X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
+                                          max_abs_value=MAX_ABS_VALUE)
+    model = svmmap_dask.DaskSVMMap(**params, client=client)
+    model.fit(X, y, qid, callbacks=callbacks)
+    return vars(model), model.save, (X.shape[0], model.n_queries_, X.shape[1])

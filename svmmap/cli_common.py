@@ -17,16 +17,17 @@ from svmstruct_api.options import QPError
 from .atomic import check_output
 from .errors import SVMMapError, error_line
 from .options import CONVENTIONS, MAX_ABS_VALUE, METRICS_HELP, parse_metrics
+from .params import ParameterError
 
 
-def check_params(parser, model, flags):
-    """Validate ``model``'s parameters with the estimator's own rules
-    (svmmap.base.BaseRanker.check_params, the same as the Python API's) and report a bad
-    value as a usage error naming the option: ``flags`` maps parameter -> option."""
-    from sklearn.utils._param_validation import InvalidParameterError
+def check_params(parser, check, flags):
+    """Run ``check()``, a check of parameters by their svmmap.params rules (an estimator's
+    ``check_params``, or svmmap.params.check_svmmap for svmmap_learn: the rules the Python API
+    checks), and report a bad value as a usage error naming the option: ``flags`` maps
+    parameter -> option."""
     try:
-        model.check_params()
-    except InvalidParameterError as exc:
+        check()
+    except ParameterError as exc:
         message = str(exc)
         name = next((p for p in flags if f"'{p}' parameter" in message), None)
         parser.error(f"argument {flags[name]}: {message}" if name else message)

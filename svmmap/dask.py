@@ -50,9 +50,11 @@ from svmstruct_api.plugin import StructuredModel, SummedConstraint
 from . import metrics
 from .collection import QueryCollection
 from .errors import InputFormatError
-from .estimator import MAX_FEATURES, SVMMap
+from .estimator import SVMMap
 from .io import load_svmlight
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
+from .params import Anything
+from .training import MAX_FEATURES, make_plugin
 
 __all__ = ["DaskSVMMap", "read_svmlight"]
 
@@ -85,7 +87,7 @@ class DaskSVMMap(SVMMap):
                          rel_gap=rel_gap)
         self.client = client
 
-    _parameter_constraints = {**SVMMap._parameter_constraints, "client": [None, object]}
+    _parameter_rules = {**SVMMap._parameter_rules, "client": [None, Anything()]}
 
     def check_params(self):
         """SVMMap's validation, then what the distributed trainer supports."""
@@ -289,8 +291,8 @@ class Partition:
         queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
         plugin = None
         if len(queries):
-            plugin = SVMMap(loss=loss, n_threads=n_threads, oracle=oracle)._plugin(
-                collection, queries=queries)
+            plugin = make_plugin({"loss": loss, "n_threads": n_threads, "oracle": oracle},
+                                 collection, queries=queries)
         return cls(plugin, collection.n_queries, len(queries), n_without_relevant,
                    n_all_relevant, collection.n_features)
 

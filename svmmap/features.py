@@ -20,21 +20,20 @@ feature that is 0 on every training document), so that they are dense where the 
 after a per-query transform, the n evenly spaced values 0, 1/n, ..., (n-1)/n of [0, 1).
 """
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .base import RuleChecked
 from .collection import QueryCollection, check_features, query_index
 from .errors import InputFormatError
+from .params import Interval, OneOf, Sequence
 
 PER_QUERY = (None, "percentile", "minmax")
 
 
-class BinnedFeatureMap(BaseEstimator):
+class BinnedFeatureMap(RuleChecked, BaseEstimator):
     """phi(x, d) = [1[f(d|x) > k] for k in K_f] for every base function f (module docstring).
 
     Parameters
@@ -53,10 +52,10 @@ class BinnedFeatureMap(BaseEstimator):
     n_output_features_ : total number of indicator features.
     """
 
-    _parameter_constraints = {
-        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
-        "base_columns": ["array-like", None],
-        "per_query": [StrOptions({p for p in PER_QUERY if p}), None],
+    _parameter_rules = {
+        "n_thresholds": [Interval(1, None, closed="left", integer=True)],
+        "base_columns": [Sequence(), None],
+        "per_query": [OneOf(*(p for p in PER_QUERY if p)), None],
     }
 
     def __init__(self, n_thresholds=50, base_columns=None, per_query=None):
@@ -192,10 +191,6 @@ class BinnedFeatureMap(BaseEstimator):
         if self.base_columns is None:
             return np.arange(n_features)
         return _check_columns(self.base_columns, n_features)
-
-    def check_params(self):
-        """Validate the parameters (``_parameter_constraints``); InvalidParameterError."""
-        self._validate_params()
 
 
 def _check_columns(columns, n_features):

@@ -51,6 +51,17 @@ MODEL_KINDS = {
 }
 
 
+def model_content(kind, params, n_features_in, model, training, feature_names_in=None):
+    """The content of a model file (the layout above, without format/version): ``params``
+    the model parameters, JSON-ready; ``feature_names_in`` only when fit saw names."""
+    content = {"kind": kind, "params": params, "n_features_in": int(n_features_in)}
+    if feature_names_in is not None:
+        content["feature_names_in"] = [str(name) for name in feature_names_in]
+    content["model"] = model
+    content["training"] = training
+    return content
+
+
 def write_model(path, content):
     """Write ``content`` (a dict of the layout above, without format/version) to ``path``
     atomically: a temporary file in the same directory is renamed over the target."""

@@ -19,7 +19,7 @@ MEASURE_KINDS = {"ndcg": "ndcg", "mrr": "mrr", "rprec": "rprec", "p": "p@k"}
 DEFAULT_EPSILON = None
 DEFAULT_REL_GAP = 1e-6
 #: model selection: validation measures within this of the best are ties, won by the smallest
-#: C (svmmap.model_selection.choose; values equal to 3 decimals)
+#: C (svmmap.selection.choose; values equal to 3 decimals)
 DEFAULT_SELECT_TOL = 5e-4
 LOSS_HELP = "map, roc, acc, ndcg@k, ndcg, mrr, p@k or rprec (k a positive integer, e.g. ndcg@10)"
 
@@ -76,7 +76,7 @@ CONVENTIONS = ("letor", "trec_eval")
 #: the trade-off C means); 1e100 leaves 1e108 of headroom.
 MAX_ABS_VALUE = 1e100
 
-#: validation measures a C path can be selected by (svmmap.model_selection.validation_measure)
+#: validation measures a C path can be selected by (svmmap.selection.validation_measure)
 SELECT_METRIC_RE = re.compile(r"(map|mrr|roc|ndcg(@[1-9][0-9]*)?|p@[1-9][0-9]*)",
                               re.IGNORECASE | re.ASCII)
 SELECT_METRIC_HELP = "map, ndcg, ndcg@k, p@k, mrr or roc"

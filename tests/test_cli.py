@@ -117,6 +117,8 @@ HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
     ("svmmap.cli", "learn_main", ["--help"]),
     ("svmmap.cli", "learn_main", ["-c", "x", "train.txt", "model.json"]),  # an argument error
     ("svmmap.cli", "learn_main", ["-l", "map", "--cost-ratio", "2", "train.txt", "model.json"]),
+    ("svmmap.cli", "learn_main", ["-c", "0", "train.txt", "model.json"]),  # SVMMap's rules
+    ("svmmap.cli", "learn_main", ["-c", "1,10", "--rel-gap", "2", "--vali", "v", "t", "m"]),
     ("svmmap.cli", "classify_main", ["--help"]),
     ("svmmap.baselines.cli", "learn_main", ["--help"]),
     ("svmmap.baselines.cli", "learn_main", ["--method", "prank", "-t", "5", "a.txt", "m"]),
@@ -130,3 +132,22 @@ def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("argv", [
+    ["-c", "10"],
+    ["-c", "1,10", "--holdout", "0.3", "-l", "ndcg@5"],
+    ["-c", "3", "-w", "0", "-l", "acc"],
+])
+def test_training_commands_do_not_import_scikit_learn(small_files, argv):
+    """svmmap_learn trains through svmmap.training (scikit-learn's import alone takes longer
+    than most trainings, benchmarks/grid.py): the estimators' facade stays unloaded."""
+    train, _, tmp = small_files
+    code = (f"import sys\nfrom svmmap.cli import learn_main\n"
+            f"status = learn_main({[*argv, '-v', '0', str(train), str(tmp / 'm.json')]!r})\n"
+            f"print(status, sorted({{m.split('.')[0] for m in sys.modules}} & "
+            f"{{'sklearn', 'pandas', 'matplotlib', 'dask'}}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "0 []"
+    assert SVMMap.load(tmp / "m.json").coef_.shape == (load_svmlight(train)[0].shape[1],)

@@ -24,7 +24,7 @@ def column(X, j):
 
 class BaselineRanker(BaseRanker):
     """A baseline ranker (svmmap.base.BaseRanker: estimator API, ``save`` / ``load``);
-    subclasses define ``KIND``, ``__init__``, ``_parameter_constraints``, ``fit``,
+    subclasses define ``KIND``, ``__init__``, ``_parameter_rules``, ``fit``,
     ``decision_function``, ``_fitted_state`` and ``_restore``."""
 
     def _training_collection(self, X, y, qid):

@@ -29,14 +29,14 @@ with the best validation measure; otherwise all accepted rounds are kept.
 The final ranker is linear: coef_[j] = sum of alpha_t over the rounds with h_t = j.
 """
 
+import math
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
+from ..params import Interval, OneOf, Verbosity
 from ._base import BaselineRanker, column, query_measure
 
 MEASURES = ("map", "ndcg")
@@ -71,12 +71,12 @@ class AdaRank(BaselineRanker):
 
     KIND = "adarank"
 
-    _parameter_constraints = {
-        "loss": [StrOptions(set(MEASURES))],
-        "ndcg_k": [Interval(Integral, 1, None, closed="left")],
-        "max_rounds": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, np.inf, closed="left"), None],
-        "verbose": ["verbose"],
+    _parameter_rules = {
+        "loss": [OneOf(*MEASURES)],
+        "ndcg_k": [Interval(1, None, closed="left", integer=True)],
+        "max_rounds": [Interval(1, None, closed="left", integer=True)],
+        "tol": [Interval(0, math.inf, closed="left"), None],
+        "verbose": [Verbosity()],
     }
 
     def __init__(self, loss="map", ndcg_k=10, max_rounds=500, tol=0.0, verbose=0):

@@ -84,7 +84,7 @@ def _model(parser, args):
                           n_thresholds=args.n_thresholds, verbose=verbose)
     else:
         model = PRank(n_epochs=args.n_epochs, averaged=args.averaged)
-    check_params(parser, model, FLAGS)
+    check_params(parser, model.check_params, FLAGS)
     return model
 
 

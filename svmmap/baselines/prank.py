@@ -18,13 +18,12 @@ are ranked by w.x (the thresholds only matter for the rank prediction ``predict_
 With ``averaged=True`` (default) w and b are the averages over all steps of all epochs.
 """
 
-from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from .._prank_kernel import prank_pass
 from ..errors import InputFormatError
+from ..params import Boolean, Interval
 from ._base import BaselineRanker
 
 
@@ -53,10 +52,10 @@ class PRank(BaselineRanker):
     KIND = "prank"
 
     _runtime_params = ()
-    _parameter_constraints = {
-        "n_epochs": [Interval(Integral, 1, None, closed="left")],
-        "averaged": ["boolean"],
-        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    _parameter_rules = {
+        "n_epochs": [Interval(1, None, closed="left", integer=True)],
+        "averaged": [Boolean()],
+        "random_state": [Interval(0, None, closed="left", integer=True), None],
     }
 
     def __init__(self, n_epochs=10, averaged=True, random_state=0):

@@ -40,14 +40,14 @@ RankBoost's model is not linear: decision_function evaluates the stored
 (feature, threshold, alpha) list.
 """
 
+import math
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
+from ..params import Interval, Verbosity
 from ._base import BaselineRanker, query_measure
 
 R_MAX = 1.0 - 1e-12
@@ -117,12 +117,12 @@ class RankBoost(BaselineRanker):
 
     KIND = "rankboost"
 
-    _parameter_constraints = {
-        "max_rounds": [Interval(Integral, 1, None, closed="left")],
-        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
-        "lam": [Interval(Real, 0, np.inf, closed="left")],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "verbose": ["verbose"],
+    _parameter_rules = {
+        "max_rounds": [Interval(1, None, closed="left", integer=True)],
+        "n_thresholds": [Interval(1, None, closed="left", integer=True)],
+        "lam": [Interval(0, math.inf, closed="left")],
+        "n_neighbors": [Interval(1, None, closed="left", integer=True)],
+        "verbose": [Verbosity()],
     }
 
     def __init__(self, max_rounds=300, n_thresholds=32, lam=1.0, n_neighbors=3, verbose=0):

@@ -100,10 +100,11 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     ``per_query``) it learns on the binned features of Section 4.2
     (:class:`svmmap.features.BinnedFeatureMap` with ``n_bins`` thresholds, default 50),
     fitted on the training queries."""
-    from .. import estimator
+    from .. import estimator, training
+    from ..options import parse_loss
 
     try:
-        if estimator.parse_loss(loss)[0] not in estimator.PLUGINS:
+        if parse_loss(loss)[0] not in training.PLUGINS:
             return None
     except (AttributeError, ValueError):  # an estimator without this loss
         return None

@@ -1,0 +1,227 @@
+"""Training an SVMMap, without scikit-learn: the parameters' rules, the structured model of a
+loss over the training queries, the cutting-plane learner, and the record a model file keeps.
+
+svmmap.estimator.SVMMap (the scikit-learn estimator) and ``svmmap_learn`` both train through
+these functions; the command line imports only this, numpy, scipy.sparse and the extensions,
+never scikit-learn (whose import alone takes longer than most trainings: benchmarks/grid.py).
+``params`` is always the dict of SVMMap's constructor arguments (``get_params(deep=False)``).
+"""
+
+import warnings
+
+import numpy as np
+
+from svmstruct_api.learner import NonFiniteObjective, make_learner
+from svmstruct_api.qp import QPError
+
+from .collection import QueryCollection, check_sample_weight
+from .errors import InputFormatError
+from .options import MEASURE_KINDS
+from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
+
+#: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
+PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin,
+           **{base: MeasurePlugin for base in MEASURE_KINDS}}
+#: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
+MAX_FEATURES = 2**27
+
+#: parameters that say how to train, not what the model is: not written to model files
+RUNTIME_PARAMS = ("n_threads", "verbose", "max_time")
+
+
+def prepare(params, X, y, qid, sample_weight=None):
+    """The training problem of validated arrays (X float64 CSR or C-contiguous dense, y, qid
+    one per row): the fitted feature map, the plugin over the trainable queries and the
+    counts the model records (a dict), with skipped queries warned about (the warnings
+    point at the code that called an estimator's fit: fit -> _prepare -> prepare)."""
+    collection = QueryCollection.from_arrays(X, y, qid)  # the one finiteness check, grouping
+    feature_map = None
+    if params["feature_map"] is not None:
+        from sklearn.base import clone  # binning is a scikit-learn estimator already loaded
+
+        feature_map = clone(params["feature_map"])
+        collection = feature_map.fit_transform_collection(collection)
+    if collection.n_features > MAX_FEATURES:
+        raise InputFormatError(
+            f"X has {collection.n_features} features (highest feature index): more than "
+            f"the {MAX_FEATURES} a dense weight vector can reasonably hold; renumber the "
+            "features")
+    loss = params["loss"]
+    weights = None if sample_weight is None else \
+        check_sample_weight(sample_weight, qid, len(collection.rows))
+    queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
+    skipped = n_without_relevant + n_all_relevant
+    if loss == "acc":  # a classifier learns from every document, whatever its query
+        queries, skipped = None, 0
+    elif len(queries) == 0:
+        raise InputFormatError(
+            f"none of the {collection.n_queries} queries has both a relevant (label > 0) "
+            "and a non-relevant document: there is nothing to train on")
+    if skipped:
+        warnings.warn(
+            f"{skipped} of {collection.n_queries} queries carry no constraint and are "
+            f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
+            "with only relevant documents)", stacklevel=4)
+    example_weights = None
+    if weights is not None and loss != "acc":
+        example_weights = collection.query_weights(weights, queries)
+        if not np.all(example_weights > 0):
+            kept = np.flatnonzero(example_weights > 0)
+            if len(kept) == 0:
+                raise InputFormatError("every query that carries constraints has zero weight: "
+                                       "there is nothing to train on")
+            warnings.warn(f"{len(queries) - len(kept)} queries of weight 0 are left "
+                          "out", stacklevel=4)
+            queries, example_weights = queries[kept], example_weights[kept]
+    elif weights is not None and not np.any(weights > 0):
+        raise InputFormatError("every document has zero weight: there is nothing to train on")
+    model = make_plugin(params, collection, None if weights is None or loss != "acc"
+                   else weights[collection.rows], queries=queries)
+    model.example_weights = example_weights
+    _check_memory(model.n_features, model.n_examples, params["algorithm"],
+                  params["cache_size"])
+    return {"plugin": model, "feature_map": feature_map,
+            "n_queries_used": model.n_examples,
+            "n_queries_without_relevant": n_without_relevant,
+            "n_queries_all_relevant": n_all_relevant}
+
+
+def make_plugin(params, collection, document_weights=None, queries=None):
+    """The structured model of ``params["loss"]`` over the training collection
+    (``document_weights``: loss="acc" only, per document in grouped order; ``queries``: the
+    ranking losses' training queries, None for all: see RankingPlugin)."""
+    loss, n_threads = params["loss"], params["n_threads"]
+    if loss == "acc":
+        return AccuracyPlugin(collection, cost_ratio=params["cost_ratio"],
+                              document_weights=document_weights)
+    if loss == "roc":
+        return RocPlugin(collection, n_threads=n_threads, queries=queries)
+    if loss != "map":
+        return MeasurePlugin(collection, loss, n_threads=n_threads, queries=queries)
+    return MapPlugin(collection, n_threads=n_threads, oracle=params["oracle"], queries=queries)
+
+
+def learner(params, C, callbacks=()):
+    """The cutting-plane learner of ``params`` at trade-off C (svmstruct_api.learner)."""
+    return make_learner(
+        params["algorithm"], C=float(C),
+        epsilon=_float_or_none(params["epsilon"]),
+        max_iter=None if params["max_iter"] is None else int(params["max_iter"]),
+        max_time=_float_or_none(params["max_time"]),
+        callbacks=list(callbacks), qp_solver=params["qp_solver"],
+        cache_size=params["cache_size"], rel_gap=_float_or_none(params["rel_gap"]))
+
+
+def train(run, plugin, C):
+    """``run()`` (a learner's fit or path over ``plugin``) with the learners' numerical
+    failures turned into one-line input errors."""
+    try:
+        return run()
+    except NonFiniteObjective as exc:
+        raise InputFormatError(str(exc)) from None
+    except QPError:
+        largest = _largest_abs_value(plugin.collection.X)
+        if not np.isfinite(float(C) * largest * largest):
+            raise InputFormatError(
+                f"training overflowed: C = {float(C):g} times the squared largest "
+                f"feature value ({largest:g}) is beyond float64; scale the features or "
+                "lower C") from None
+        raise
+
+
+def fitted_attributes(prepared, result, selection=None):
+    """The fitted attributes of SVMMap (name -> value) a TrainingResult of the prepared
+    problem gives (``selection``: the record of the C path it was chosen on, if any)."""
+    coef, intercept = prepared["plugin"].scoring_function(result.w)
+    return {"coef_": coef, "intercept_": intercept, "feature_map_": prepared["feature_map"],
+            "training_result_": result, "selection_": selection,
+            **{f"{key}_": prepared[key] for key in (
+                "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")}}
+
+
+def model_record(fitted):
+    """(model, training): what a model file keeps of the fitted attributes ``fitted`` (a
+    mapping like fitted_attributes'): the weights (and the feature map's thresholds), and
+    the training record, with the C path of a model selection if there was one."""
+    model = {"coef": [float(v) for v in fitted["coef_"]],
+             "intercept": float(fitted["intercept_"])}
+    if fitted["feature_map_"] is not None:
+        model.update(fitted["feature_map_"].fitted_state())  # its thresholds
+    result = fitted["training_result_"]
+    if result is None:
+        return model, None
+    training = {
+        "status": result.status,
+        # NaN (nothing measured: interrupted before the first oracle pass) is written null
+        **{key: _finite_or_none(getattr(result, key))
+           for key in ("primal_objective", "dual_objective", "duality_gap", "relative_gap",
+                       "max_violation")},
+        "iterations": result.iterations, "working_set_size": result.working_set_size,
+        **{key: fitted[f"{key}_"] for key in (
+            "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")},
+    }
+    if fitted.get("selection_") is not None:
+        training["selection"] = fitted["selection_"]  # the C path of -c C1,C2,...
+    return model, training
+
+
+def model_params(params):
+    """The parameters a model file records (the run-time settings left out, a feature map
+    as its JSON parameters)."""
+    return {name: value.json_params() if hasattr(value, "json_params") else value
+            for name, value in params.items() if name not in RUNTIME_PARAMS}
+
+
+#: dense float64 vectors of length d that training holds besides the working set's rows:
+#: w, the best w, the working set's initial 16 rows and temporaries
+_DENSE_VECTORS = 24
+
+
+def _check_memory(n_features, n_examples, algorithm="1-slack", cache_size=0):
+    """Refuse, before training, a problem whose dense vectors need more memory than is
+    available (svmmap stores w and the working set's constraint vectors densely: the highest
+    feature index sets their length).  An oracle pass holds no queries x features array
+    (svmmap.plugins.rows); n-slack's working set takes up to one vector per example in its
+    first iteration, and the 1-slack constraint cache ``cache_size`` per example."""
+    per_example = 1 if algorithm == "n-slack" else cache_size
+    need = 8.0 * n_features * (per_example * n_examples + _DENSE_VECTORS)
+    available = _available_memory()
+    if available is not None and need > available:
+        raise InputFormatError(
+            f"the highest feature index is {n_features}: training holds "
+            f"{per_example * n_examples + _DENSE_VECTORS} dense vectors of that length "
+            f"({need / 2**30:.1f} GiB), more than the {available / 2**30:.1f} GiB of memory "
+            "available; renumber the features consecutively")
+
+
+def _available_memory():
+    """Bytes this process can still allocate: MemAvailable, capped by the address-space limit
+    (ulimit -v) minus what is mapped; None where /proc is missing (no check)."""
+    try:
+        import resource  # POSIX only
+
+        with open("/proc/meminfo") as handle:
+            meminfo = dict(line.split(":", 1) for line in handle)
+        available = int(meminfo["MemAvailable"].split()[0]) * 1024
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit != resource.RLIM_INFINITY:
+            with open("/proc/self/status") as handle:
+                status = dict(line.split(":", 1) for line in handle if ":" in line)
+            available = min(available, limit - int(status["VmSize"].split()[0]) * 1024)
+    except (ImportError, OSError, KeyError, ValueError):
+        return None
+    return max(available, 0)
+
+
+def _largest_abs_value(X):
+    """max |x| over the entries of X (dense or sparse; 0 for an empty X)."""
+    values = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else X
+    return float(np.max(np.abs(values), initial=0.0))
+
+
+def _float_or_none(value):
+    return None if value is None else float(value)
+
+
+def _finite_or_none(value):
+    return float(value) if np.isfinite(value) else None
