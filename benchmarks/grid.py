@@ -8,17 +8,23 @@ Recorded per dataset and stopping setting (``--epsilons``: values of -e, or ``de
 package's defaults, svmmap.options): wall seconds of the whole grid (start-up, reading,
 training, scoring), the CPU seconds of the child processes (the machine may be shared), the C
 each way selects by validation MAP (LETOR convention; the separate calls' MAP computed here from
-their predictions and chosen by the rule the one command applies, model_selection.choose with
+their predictions and chosen by the rule the one command applies, svmmap.selection.choose with
 the default select_tol), and the issue's recorded figures for comparison (svm_rank is not
 installed here):
 svm_rank's 5-call grid took 3.35 s (OHSUMED) and 2.35 s (MQ2008); svmmap's 5 calls 8.56 s and
 10.66 s.
 
-    python benchmarks/grid.py [--epsilons default,0.001]
+With ``--previous DIR`` (a checkout of an earlier revision with its extensions built in place,
+``python setup.py build_ext --inplace``) the one command is also timed on that revision, in the
+same run, by the same ``python -c`` launcher for both trees (the ratio is this tree's wall over
+the previous one's).
+
+    python benchmarks/grid.py [--epsilons default,0.001] [--previous DIR] [--repeats N]
 """
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -30,8 +36,8 @@ import numpy as np
 from _common import record, require_data
 
 from svmmap import load_svmlight, metrics
-from svmmap.model_selection import choose
 from svmmap.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
+from svmmap.selection import choose
 
 BIN = Path(sys.executable).parent
 CS = (0.1, 1, 10, 100, 1000)
@@ -43,12 +49,12 @@ def _shown(value):
     return "off" if value is None else f"{value:g}"
 
 
-def timed(commands):
+def timed(commands, env=None):
     """(wall seconds, children's CPU seconds) of running the commands one after another."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     for command in commands:
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -58,7 +64,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epsilons", default="default")
     parser.add_argument("--datasets", default="OHSUMED,MQ2008")
+    parser.add_argument("--previous", default=None, metavar="DIR")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="time each one-command grid this many times, keep the fastest")
     args = parser.parse_args()
+    launcher = [sys.executable, "-c",
+                "import sys; from svmmap.cli import learn_main; sys.exit(learn_main())"]
     learn, classify = str(BIN / "svmmap_learn"), str(BIN / "svmmap_classify")
     c_list = ",".join(f"{c:g}" for c in CS)
     rows = []
@@ -72,7 +83,14 @@ def main():
                 tmp = Path(tmp)
                 one = [learn, "-v", "0", *stopping, "-c", c_list, "--vali", str(vali),
                        str(train), str(tmp / "path.json")]
-                one_wall, one_cpu = timed([one])
+                one_wall, one_cpu = min(timed([one]) for _ in range(args.repeats))
+                trees = {"this": str(Path(__file__).resolve().parents[1])}
+                if args.previous:
+                    trees["previous"] = str(Path(args.previous).resolve())
+                launched = {name: min(timed([[*launcher, *one[1:]]],
+                                            env={**os.environ, "PYTHONPATH": tree})[0]
+                                      for _ in range(args.repeats))
+                            for name, tree in trees.items()}
                 chosen_path = float(json.loads(
                     (tmp / "path.json").read_text())["training"]["selection"]["C"])
                 separate = []
@@ -93,7 +111,9 @@ def main():
                          "separate_seconds": sep_wall, "separate_cpu": sep_cpu,
                          "chosen_one_command": chosen_path,
                          "chosen_separate": float(chosen_separate),
-                         "separate_vali_map": vali_map, **ISSUE[dataset]})
+                         "separate_vali_map": vali_map, **ISSUE[dataset],
+                         "launched_this_seconds": launched["this"],
+                         "launched_previous_seconds": launched.get("previous")})
     lines = ["| Fold1 | stopping | one command s (CPU s) | 5 learn + 5 classify calls s (CPU s) | "
              "C chosen: one command / separate | issue: svm_rank grid s | issue: svmmap "
              "5 calls s |", "|---|---|---|---|---|---|---|"]
@@ -103,8 +123,19 @@ def main():
                      f"({r['separate_cpu']:.2f}) | {r['chosen_one_command']:g} / "
                      f"{r['chosen_separate']:g} | {r['svm_rank']:.2f} | "
                      f"{r['svmmap_before']:.2f} |")
-    record("grid", f"python benchmarks/grid.py --epsilons {args.epsilons} "
-                   f"--datasets {args.datasets}", rows, "\n".join(lines))
+    if args.previous:
+        lines += ["", f"One command launched as `python -c ...` with PYTHONPATH on each tree "
+                      f"(previous: {args.previous}):", "",
+                  "| Fold1 | stopping | this tree s | previous s | this / previous |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {r['dataset']} | {r['stopping']} | {r['launched_this_seconds']:.2f} | "
+                  f"{r['launched_previous_seconds']:.2f} | "
+                  f"{r['launched_this_seconds'] / r['launched_previous_seconds']:.2f} |"
+                  for r in rows]
+    command = (f"python benchmarks/grid.py --epsilons {args.epsilons} --datasets "
+               f"{args.datasets} --repeats {args.repeats}"
+               + (f" --previous {args.previous}" if args.previous else ""))
+    record("grid", command, rows, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Start-up cost of the command-line tools against a bare interpreter.
 
-For ``svmmap_learn --help``, an argument error (``svmmap_learn -c x a b``),
-``svmmap_classify --help`` and ``svmmap_baseline_learn --help``: the median wall time of
+For ``svmmap_learn --help``, an argument error (``svmmap_learn -c x a b``), a parameter error
+(``-c 0``), ``svmmap_classify --help``, ``svmmap_baseline_learn --help``, and the two commands
+doing their work on a file small enough that start-up is all there is to it (training on 20
+queries x 10 documents x 5 features, scoring them): the median wall time of
 ``--repeats`` runs, interleaved with ``python -c pass`` runs so that both see the same machine
 state, their difference and ratio; and from ``python -X importtime -c "import svmmap.cli"``
 the cumulative import time and which heavy packages (numpy, scipy, cvxopt, sklearn,
@@ -10,7 +12,9 @@ matplotlib, pandas, dask) the import pulls in.
     python benchmarks/startup.py [--label after] [--repeats 15]
 
 Rows are kept per label in results/startup.json, so that a run before a change (``--label
-before``) and one after it sit side by side in results/startup.md.
+before``) and one after it sit side by side in results/startup.md.  An earlier revision is
+measured by putting its checkout (extensions built in place) first on the path:
+``PYTHONPATH=<checkout> python benchmarks/startup.py --label before``.
 """
 
 import argparse
@@ -19,6 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,13 +31,28 @@ from _common import RESULTS, record
 
 BIN = Path(sys.executable).parent
 HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
-COMMANDS = {
-    "svmmap_learn --help": [str(BIN / "svmmap_learn"), "--help"],
-    "svmmap_learn -c x a b (argument error)": [str(BIN / "svmmap_learn"), "-c", "x", "a", "b"],
-    "svmmap_classify --help": [str(BIN / "svmmap_classify"), "--help"],
-    "svmmap_baseline_learn --help": [str(BIN / "svmmap_baseline_learn"), "--help"],
-}
 BARE = [sys.executable, "-c", "pass"]
+
+
+def commands(tmp):
+    """name -> command line; the training and scoring commands work on files in ``tmp``."""
+    learn, classify = str(BIN / "svmmap_learn"), str(BIN / "svmmap_classify")
+    data, model = tmp / "small.txt", tmp / "model.json"
+    data.write_text("".join(
+        f"{int((q + d) % 3 == 0)} qid:{q} " + " ".join(f"{f}:{((q * 7 + d * 3 + f) % 11) / 10}"
+                                                      for f in range(1, 6)) + "\n"
+        for q in range(20) for d in range(10)))
+    return {
+        "svmmap_learn --help": [learn, "--help"],
+        "svmmap_learn -c x a b (argument error)": [learn, "-c", "x", "a", "b"],
+        "svmmap_learn -c 0 a b (parameter error)": [learn, "-c", "0", "a", "b"],
+        "svmmap_classify --help": [classify, "--help"],
+        "svmmap_baseline_learn --help": [str(BIN / "svmmap_baseline_learn"), "--help"],
+        "svmmap_learn -v 0 small.txt model.json (training, 200 documents)":
+            [learn, "-v", "0", str(data), str(model)],
+        "svmmap_classify -v 0 small.txt model.json pred.txt (scoring)":
+            [classify, "-v", "0", str(data), str(model), str(tmp / "pred.txt")],
+    }
 
 
 def wall(command):
@@ -66,14 +86,15 @@ def main():
     args = parser.parse_args()
 
     rows = []
-    for name, command in COMMANDS.items():
-        bare, tool = [], []
-        for _ in range(args.repeats):
-            bare.append(wall(BARE))
-            tool.append(wall(command))
-        b, t = statistics.median(bare), statistics.median(tool)
-        rows.append({"label": args.label, "command": name, "seconds": t, "bare_seconds": b,
-                     "difference": t - b, "ratio": t / b})
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, command in commands(Path(tmp)).items():
+            bare, tool = [], []
+            for _ in range(args.repeats):
+                bare.append(wall(BARE))
+                tool.append(wall(command))
+            b, t = statistics.median(bare), statistics.median(tool)
+            rows.append({"label": args.label, "command": name, "seconds": t,
+                         "bare_seconds": b, "difference": t - b, "ratio": t / b})
     import_us, heavy = import_profile()
     rows.append({"label": args.label, "command": "python -X importtime -c 'import svmmap.cli'",
                  "import_seconds": import_us / 1e6, "heavy_imports": heavy})

@@ -30,8 +30,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
-from .errors import InputFormatError, ModelFileError
-from .model_file import DAMAGED_MODEL_ERRORS, model_content, read_model, write_model
+from .errors import InputFormatError
+from .model_file import damage_reported, model_content, read_model, write_model
 from .params import ParameterError, check, sklearn_constraints
 
 
@@ -154,20 +154,14 @@ class BaseRanker(RuleChecked, BaseEstimator):
     @classmethod
     def _from_document(cls, document, path):
         """The fitted estimator a checked version-2 document (read_model) describes."""
-        try:
+        with damage_reported(path, "damaged model file: bad params ({})"):
             model = cls(**cls._params_from_file(document["params"]))
             model.check_params()
-        except DAMAGED_MODEL_ERRORS as exc:
-            raise ModelFileError(f"damaged model file: bad params ({exc})", path) from None
         model.n_features_in_ = document["n_features_in"]
         if "feature_names_in" in document:
             model.feature_names_in_ = np.asarray(document["feature_names_in"], dtype=object)
-        try:
+        with damage_reported(path, f"damaged model file ({cls.KIND}: {{}})"):
             model._restore(document["model"], document["training"])
-        except ModelFileError:
-            raise
-        except DAMAGED_MODEL_ERRORS as exc:
-            raise ModelFileError(f"damaged model file ({cls.KIND}: {exc})", path) from None
         return model
 
     @classmethod

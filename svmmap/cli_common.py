@@ -143,14 +143,14 @@ def classify_main(argv=None, prog="svmmap_classify"):
         from . import metrics
         from .atomic import write_text_atomically
         from .io import input_files, load_svmlight
-        from .model_file import load_model
+        from .model_file import load_scorer
 
         check_output(args.predictions_file,
                      [args.model_file, *input_files(args.test_file), args.group])
-        model = load_model(args.model_file)
-        X, y, qid = load_svmlight(args.test_file, n_features=model.n_features_in_,
-                                  group=args.group, max_abs_value=MAX_ABS_VALUE)
-        scores = model.decision_function(X, qid=qid)
+        n_features, score = load_scorer(args.model_file)
+        X, y, qid = load_svmlight(args.test_file, n_features=n_features, group=args.group,
+                                  max_abs_value=MAX_ABS_VALUE)
+        scores = score(X, qid)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention,

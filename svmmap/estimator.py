@@ -1,15 +1,10 @@
 """SVMMap: the estimator users train and apply (a scikit-learn estimator, svmmap.base)."""
 
-import numpy as np
-from sklearn.base import clone
 
 from svmstruct_api.callbacks import LogCallback, as_callbacks
-from svmstruct_api.learner import TrainingResult
 
 from . import training
 from .base import BaseRanker
-from .errors import InputFormatError
-from .features import BinnedFeatureMap
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
 
@@ -166,13 +161,7 @@ class SVMMap(BaseRanker):
         descending); phi is the fitted feature map, if any.  ``qid`` is needed only by a
         feature map that works within queries (``per_query``)."""
         X, qid = self._validate_X(X, qid)
-        if self.feature_map_ is not None:
-            if self.feature_map_.needs_qid and qid is None:
-                raise InputFormatError(
-                    f"the model's feature map (per_query={self.feature_map_.per_query!r}) "
-                    "works within queries: pass qid to decision_function")
-            X = self.feature_map_.transform(X, qid)
-        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+        return training.scores(vars(self), X, qid)
 
     def predict(self, X, qid=None):
         """The ranking scores of decision_function (a ranker predicts scores to sort by)."""
@@ -185,48 +174,10 @@ class SVMMap(BaseRanker):
 
     @classmethod
     def _params_from_file(cls, params):
-        params = dict(params)
-        if "rel_gap" not in params:  # written before rel_gap existed: trained without it,
-            params["rel_gap"] = None  # by epsilon (then always set; 1e-3 its default)
-            params.setdefault("epsilon", 1e-3)
-        if isinstance(params.get("feature_map"), dict):
-            params["feature_map"] = BinnedFeatureMap(**params["feature_map"])
-        return params
+        return training.params_from_file(params)
 
     def _restore(self, model, record):
-        coef = np.array(model["coef"], dtype=np.float64)
-        intercept = float(model["intercept"])
-        if coef.ndim != 1 or not np.all(np.isfinite(coef)) or not np.isfinite(intercept):
-            raise ValueError("coef / intercept hold a non-number")
-        self.feature_map_ = None
-        n_weights = self.n_features_in_
-        if self.feature_map is not None:
-            self.feature_map_ = clone(self.feature_map).restore(model,
-                                                          self.n_features_in_)
-            n_weights = self.feature_map_.n_output_features_
-        if len(coef) != n_weights:
-            raise ValueError(f"coef has {len(coef)} weights, the model's features are "
-                             f"{n_weights}")
-        self.coef_, self.intercept_ = coef, intercept
-        self.training_result_ = None
-        self.n_queries_used_ = self.n_queries_without_relevant_ = None
-        self.n_queries_all_relevant_ = None
-        self.selection_ = None
-        if record is None:
-            return
-        self.selection_ = record.get("selection")
-        self.n_queries_used_ = int(record["n_queries_used"])
-        self.n_queries_without_relevant_ = int(record["n_queries_without_relevant"])
-        self.n_queries_all_relevant_ = int(record["n_queries_all_relevant"])
-        nan = float("nan")
-        self.training_result_ = TrainingResult(
-            w=np.append(coef, intercept) if self.loss == "acc" else coef.copy(),
-            formulation=self.algorithm, C=float(self.C),
-            epsilon=None if self.epsilon is None else float(self.epsilon),
-            status=str(record["status"]),
-            **{key: nan if record[key] is None else float(record[key])
-               for key in ("primal_objective", "dual_objective", "max_violation")},
-            slack=None, iterations=int(record["iterations"]),
-            working_set_size=int(record["working_set_size"]),
-            seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
-            rel_gap=None if self.rel_gap is None else float(self.rel_gap))
+        fitted = training.restore(self.get_params(deep=False), self.n_features_in_, model,
+                                  record)
+        for name, value in fitted.items():
+            setattr(self, name, value)

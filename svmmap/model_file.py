@@ -28,6 +28,7 @@ at the top level; run-time settings among the parameters) are converted on readi
 
 import importlib
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 from .atomic import write_text_atomically
@@ -80,6 +81,39 @@ def load_model(path):
     """Load a model file written by any svmmap estimator, whatever its kind."""
     document = read_model(path)
     return model_class(document["kind"])._from_document(document, path)
+
+
+def load_scorer(path):
+    """(n_features_in, scores) of the model in a file of any kind: its number of feature
+    columns and its scoring function scores(X, qid) for data of that many columns.  An svmmap
+    model is restored and scored by svmmap.training, without its estimator (no scikit-learn
+    import unless it bins features); other kinds by their estimator's decision_function."""
+    document = read_model(path)
+    if document["kind"] != "svmmap":
+        model = model_class(document["kind"])._from_document(document, path)
+        return model.n_features_in_, model.decision_function
+    from . import training
+    from .params import check_svmmap
+
+    with damage_reported(path, "damaged model file: bad params ({})"):
+        params = training.params_from_file(document["params"])
+        check_svmmap("SVMMap", params)
+    with damage_reported(path, "damaged model file (svmmap: {})"):
+        fitted = training.restore(params, document["n_features_in"], document["model"],
+                                  document["training"])
+    return document["n_features_in"], lambda X, qid: training.scores(fitted, X, qid)
+
+
+@contextmanager
+def damage_reported(path, template):
+    """Turn what building a model from a hostile document raises (DAMAGED_MODEL_ERRORS) into
+    one ModelFileError line, ``template.format(error)``."""
+    try:
+        yield
+    except ModelFileError:
+        raise
+    except DAMAGED_MODEL_ERRORS as exc:
+        raise ModelFileError(template.format(exc), path) from None
 
 
 def read_model(path, kind=None):

@@ -19,7 +19,7 @@ from numbers import Integral, Number, Real
 
 from svmstruct_api.options import FORMULATIONS, QP_SOLVERS
 
-from .options import LOSS_HELP, ORACLES, parse_loss
+from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, LOSS_HELP, ORACLES, parse_loss
 
 
 class ParameterError(ValueError, TypeError):
@@ -267,6 +267,12 @@ SVMMAP_RULES = {
     "cache_size": [Interval(0, None, closed="left", integer=True)],
     "rel_gap": [Interval(0, 1, closed="neither"), None],
 }
+#: SVMMap's constructor defaults (what a model file leaves out: the run-time settings, and
+#: parameters newer than the file)
+SVMMAP_DEFAULTS = {"C": 1.0, "loss": "map", "epsilon": DEFAULT_EPSILON, "algorithm": "1-slack",
+                   "max_iter": None, "max_time": None, "n_threads": 1, "oracle": "divide",
+                   "verbose": 0, "feature_map": None, "cost_ratio": 1.0, "qp_solver": "smo",
+                   "cache_size": 0, "rel_gap": DEFAULT_REL_GAP}
 #: SVMMap's options that apply only under another option's value
 SVMMAP_SCOPES = {"cache_size": ("algorithm", {"1-slack"}, 0),
                  "cost_ratio": ("loss", {"acc"}, 1.0)}

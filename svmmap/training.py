@@ -11,12 +11,13 @@ import warnings
 
 import numpy as np
 
-from svmstruct_api.learner import NonFiniteObjective, make_learner
+from svmstruct_api.learner import NonFiniteObjective, TrainingResult, make_learner
 from svmstruct_api.qp import QPError
 
 from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
 from .options import MEASURE_KINDS
+from .params import SVMMAP_DEFAULTS
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
 #: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
@@ -163,6 +164,77 @@ def model_record(fitted):
     if fitted.get("selection_") is not None:
         training["selection"] = fitted["selection_"]  # the C path of -c C1,C2,...
     return model, training
+
+
+def params_from_file(params):
+    """All of SVMMap's constructor arguments from a model file's ``params``: the defaults for
+    what the file leaves out (files written before rel_gap existed trained by epsilon alone),
+    a feature map's parameters made the map; TypeError for a parameter SVMMap does not have."""
+    unknown = sorted(set(params) - set(SVMMAP_DEFAULTS))
+    if unknown:
+        raise TypeError(f"SVMMap has no parameter {unknown[0]!r}")
+    params = dict(params)
+    if "rel_gap" not in params:
+        params["rel_gap"] = None
+        params.setdefault("epsilon", 1e-3)  # then always set, 1e-3 its default
+    if isinstance(params.get("feature_map"), dict):
+        from .features import BinnedFeatureMap
+
+        params["feature_map"] = BinnedFeatureMap(**params["feature_map"])
+    return {**SVMMAP_DEFAULTS, **params}
+
+
+def restore(params, n_features_in, model, record):
+    """The fitted attributes (as fitted_attributes gives them) of a model file's ``model``
+    and ``training`` record for a model of ``params`` on ``n_features_in`` columns; raises
+    ValueError, KeyError or TypeError for damaged content.  The training result holds what
+    the file keeps (timings NaN, slack None, history empty)."""
+    coef = np.array(model["coef"], dtype=np.float64)
+    intercept = float(model["intercept"])
+    if coef.ndim != 1 or not np.all(np.isfinite(coef)) or not np.isfinite(intercept):
+        raise ValueError("coef / intercept hold a non-number")
+    feature_map, n_weights = None, n_features_in
+    if params["feature_map"] is not None:
+        from sklearn.base import clone  # binning is a scikit-learn estimator already loaded
+
+        feature_map = clone(params["feature_map"]).restore(model, n_features_in)
+        n_weights = feature_map.n_output_features_
+    if len(coef) != n_weights:
+        raise ValueError(f"coef has {len(coef)} weights, the model's features are {n_weights}")
+    fitted = {"coef_": coef, "intercept_": intercept, "feature_map_": feature_map,
+              "training_result_": None, "selection_": None, "n_queries_used_": None,
+              "n_queries_without_relevant_": None, "n_queries_all_relevant_": None}
+    if record is None:
+        return fitted
+    fitted["selection_"] = record.get("selection")
+    for key in ("n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant"):
+        fitted[f"{key}_"] = int(record[key])
+    nan = float("nan")
+    fitted["training_result_"] = TrainingResult(
+        w=np.append(coef, intercept) if params["loss"] == "acc" else coef.copy(),
+        formulation=params["algorithm"], C=float(params["C"]),
+        epsilon=_float_or_none(params["epsilon"]), status=str(record["status"]),
+        **{key: nan if record[key] is None else float(record[key])
+           for key in ("primal_objective", "dual_objective", "max_violation")},
+        slack=None, iterations=int(record["iterations"]),
+        working_set_size=int(record["working_set_size"]),
+        seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
+        rel_gap=_float_or_none(params["rel_gap"]))
+    return fitted
+
+
+def scores(fitted, X, qid=None):
+    """The ranking scores w.phi(x) + b of the fitted attributes ``fitted`` for the rows of a
+    checked X (phi the fitted feature map, if any; ``qid`` needed only by a map that works
+    within queries)."""
+    feature_map = fitted["feature_map_"]
+    if feature_map is not None:
+        if feature_map.needs_qid and qid is None:
+            raise InputFormatError(
+                f"the model's feature map (per_query={feature_map.per_query!r}) works within "
+                "queries: pass qid to decision_function")
+        X = feature_map.transform(X, qid)
+    return np.asarray(X @ fitted["coef_"]).ravel() + fitted["intercept_"]
 
 
 def model_params(params):

@@ -139,15 +139,21 @@ def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
     ["-c", "1,10", "--holdout", "0.3", "-l", "ndcg@5"],
     ["-c", "3", "-w", "0", "-l", "acc"],
 ])
-def test_training_commands_do_not_import_scikit_learn(small_files, argv):
-    """svmmap_learn trains through svmmap.training (scikit-learn's import alone takes longer
-    than most trainings, benchmarks/grid.py): the estimators' facade stays unloaded."""
-    train, _, tmp = small_files
-    code = (f"import sys\nfrom svmmap.cli import learn_main\n"
-            f"status = learn_main({[*argv, '-v', '0', str(train), str(tmp / 'm.json')]!r})\n"
-            f"print(status, sorted({{m.split('.')[0] for m in sys.modules}} & "
-            f"{{'sklearn', 'pandas', 'matplotlib', 'dask'}}))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "0 []"
-    assert SVMMap.load(tmp / "m.json").coef_.shape == (load_svmlight(train)[0].shape[1],)
+def test_learn_and_classify_do_not_import_scikit_learn(small_files, argv):
+    """svmmap_learn trains through svmmap.training, svmmap_classify scores an svmmap model
+    through it (scikit-learn's import alone takes longer than most trainings,
+    benchmarks/grid.py): the estimators' facade stays unloaded; the scores are the API's."""
+    train, test, tmp = small_files
+    model, predictions = tmp / "m.json", tmp / "p.txt"
+    for tool, args in [("learn_main", [*argv, "-v", "0", train, model]),
+                       ("classify_main", ["-v", "0", test, model, predictions])]:
+        code = (f"import sys\nfrom svmmap.cli import {tool}\n"
+                f"status = {tool}({[str(a) for a in args]!r})\n"
+                f"print(status, sorted({{m.split('.')[0] for m in sys.modules}} & "
+                f"{{'sklearn', 'pandas', 'matplotlib', 'dask'}}))")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip().splitlines()[-1] == "0 []", (tool, proc.stdout)
+    X, _, qid = load_svmlight(test, n_features=load_svmlight(train)[0].shape[1])
+    np.testing.assert_array_equal(np.loadtxt(predictions),
+                                  SVMMap.load(model).decision_function(X, qid))

@@ -1,6 +1,7 @@
 """svmmap.params: the parameter rules the estimators and the command line share, against
 scikit-learn's own constraints (derived from them, read by scikit-learn's tools)."""
 
+import inspect
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from svmmap.baselines import AdaRank, PRank, RankBoost
 from svmmap.features import BinnedFeatureMap
 from svmmap.model_selection import SVMMapCV
 from svmmap.params import (
+    SVMMAP_DEFAULTS,
     SVMMAP_RULES,
     Interval,
     ParameterError,
@@ -91,3 +93,12 @@ def test_estimators_raise_sklearns_error_with_the_rules_message():
             model.check_params()
         with pytest.raises(ParameterError):
             model.check_params()
+
+
+def test_svmmap_defaults_are_the_constructors():
+    """A model file leaves out the run-time settings: svmmap_classify restores the rest from
+    SVMMAP_DEFAULTS, the estimator from its constructor; both must agree."""
+    signature = inspect.signature(SVMMap.__init__).parameters
+    assert SVMMAP_DEFAULTS == {name: p.default for name, p in signature.items()
+                               if name != "self"}
+    assert set(SVMMAP_DEFAULTS) == set(SVMMAP_RULES)
