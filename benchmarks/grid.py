@@ -49,12 +49,14 @@ def _shown(value):
     return "off" if value is None else f"{value:g}"
 
 
-def timed(commands, env=None):
-    """(wall seconds, children's CPU seconds) of running the commands one after another."""
+def timed(commands, env=None, cwd=None):
+    """(wall seconds, children's CPU seconds) of running the commands one after another
+    (with bytecode caching on, as a user has it: take the best of repeats)."""
+    env = {k: v for k, v in (env or os.environ).items() if k != "PYTHONDONTWRITEBYTECODE"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     for command in commands:
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -87,7 +89,9 @@ def main():
                 trees = {"this": str(Path(__file__).resolve().parents[1])}
                 if args.previous:
                     trees["previous"] = str(Path(args.previous).resolve())
-                launched = {name: min(timed([[*launcher, *one[1:]]],
+                # run in tmp: ``python -c`` puts the working directory first on the path,
+                # before PYTHONPATH, and the repository's root holds this tree's svmmap
+                launched = {name: min(timed([[*launcher, *one[1:]]], cwd=tmp,
                                             env={**os.environ, "PYTHONPATH": tree})[0]
                                       for _ in range(args.repeats))
                             for name, tree in trees.items()}
@@ -124,8 +128,10 @@ def main():
                      f"{r['chosen_separate']:g} | {r['svm_rank']:.2f} | "
                      f"{r['svmmap_before']:.2f} |")
     if args.previous:
+        revision = subprocess.run(["git", "-C", args.previous, "rev-parse", "--short", "HEAD"],
+                                  capture_output=True, text=True).stdout.strip() or "?"
         lines += ["", f"One command launched as `python -c ...` with PYTHONPATH on each tree "
-                      f"(previous: {args.previous}):", "",
+                      f"(previous: {args.previous}, revision {revision}):", "",
                   "| Fold1 | stopping | this tree s | previous s | this / previous |",
                   "|---|---|---|---|---|"]
         lines += [f"| {r['dataset']} | {r['stopping']} | {r['launched_this_seconds']:.2f} | "
