@@ -6,7 +6,9 @@ file's size by wall and by CPU time (the machine may be shared: CPU time is the 
 core), whether X, y and qid are identical to ours (non-zero values bit for bit), and
 the peak memory traced by tracemalloc during one read as a multiple of the output arrays
 (X.data + X.indices + X.indptr + y + qid).  The file itself is memory-mapped by the new
-reader (page cache, not traced) and held as bytes/str by the others.
+reader (page cache, not traced) and held as bytes/str by the others.  The extension is also
+run with ``n_threads=2`` (the text cut into chunks parsed in parallel: MB/s of CPU is then
+the rate per core-second, not of one core).
 
     python benchmarks/reader.py [--repeats 7] [--previous REV]
 
@@ -85,6 +87,7 @@ def main():
     parser.add_argument("--previous", default="125dbc6")
     args = parser.parse_args()
     readers = {"svmmap (extension)": load_svmlight,
+               "svmmap (extension, n_threads=2)": lambda path: load_svmlight(path, n_threads=2),
                f"svmmap previous ({args.previous})": previous_reader(args.previous),
                "scikit-learn load_svmlight_file": sklearn_reader}
     rows = []

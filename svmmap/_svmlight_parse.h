@@ -9,6 +9,12 @@
 // strtod, also correctly rounded in glibc, where from_chars reports a range error).  It stops
 // at the first line it rejects and reports its number and byte range: the Python layer
 // explains the reason, so every message is defined once (svmmap/io.py).
+//
+// Several threads (OpenMP; serial without it, with the same results): the text is cut into
+// chunks after a '\n' (a line end in every convention, so no line and no "\r\n" is split),
+// each chunk counted and parsed into its own slice of the caller's arrays (sized by the
+// chunks' counts), and the slices merged in order: the same arrays, line numbers and byte
+// ranges as one pass over the whole text.
 #pragma once
 
 #include <charconv>
@@ -121,6 +127,8 @@ struct Lines {
     bool index_overflow = false;
     int64_t nnz = 0;
     uint64_t max_index = 0;
+    // lines (data, blank and comment) read to the end of the text; set when none is rejected
+    int64_t lines_read = 0;
 };
 
 // Parse text[0:n].  indptr has room for count().newlines + 2 entries, indices / values for
@@ -221,6 +229,96 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
     }
     out->nnz = nnz;
     out->max_index = max_index;
+    out->lines_read = lineno;
+}
+
+// Chunk boundaries 0 = b_0 < b_1 < ... < b_k = n for at most `parts` chunks of at least
+// `min_bytes` bytes each, every inner boundary just after a '\n'.
+inline std::vector<int64_t> chunk_bounds(const char* text, int64_t n, int64_t parts,
+                                         int64_t min_bytes) {
+    std::vector<int64_t> bounds{0};
+    if (min_bytes < 1) min_bytes = 1;
+    if (parts > n / min_bytes) parts = n / min_bytes;
+    for (int64_t i = 1; i < parts; ++i) {
+        int64_t target = n / parts * i;
+        if (target < bounds.back() + min_bytes) continue;
+        const char* nl = static_cast<const char*>(std::memchr(text + target, '\n',
+                                                              size_t(n - target)));
+        if (nl == nullptr) break;
+        int64_t b = nl - text + 1;
+        if (b >= n) break;
+        bounds.push_back(b);
+    }
+    bounds.push_back(n);
+    return bounds;
+}
+
+// count() of every chunk, in parallel.
+inline std::vector<Counts> count_chunks(const char* text, const std::vector<int64_t>& bounds,
+                                        int n_threads) {
+    const int64_t k = int64_t(bounds.size()) - 1;
+    std::vector<Counts> counts(size_t(k > 0 ? k : 0));
+#pragma omp parallel for schedule(static, 1) num_threads(n_threads)
+    for (int64_t c = 0; c < k; ++c) counts[c] = count(text + bounds[c], bounds[c + 1] - bounds[c]);
+    return counts;
+}
+
+// Parse every chunk in parallel and merge.  Chunk c writes its row pointer from
+// indptr[row_off[c]] (row_off: running sums of the chunks' newlines + 2) and its features
+// from col_off[c] (running sums of their colons); the merge moves them down to close the
+// gaps (every destination at or before its source) and fills `out` as parse() would have:
+// global line numbers and byte ranges, the first rejected line, an index overflow anywhere.
+template <typename Index>
+void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t limit,
+                  double max_abs, bool with_qid, Index* indptr, Index* indices, double* values,
+                  const std::vector<int64_t>& row_off, const std::vector<int64_t>& col_off,
+                  int n_threads, Lines* out) {
+    const int64_t k = int64_t(bounds.size()) - 1;
+    std::vector<Lines> parts(size_t(k > 0 ? k : 0));
+#pragma omp parallel for schedule(static, 1) num_threads(n_threads)
+    for (int64_t c = 0; c < k; ++c)
+        parse<Index>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs, with_qid,
+                     indptr + row_off[c], indices + col_off[c], values + col_off[c],
+                     &parts[c]);
+    int64_t rows = 0, nnz = 0, lineno = 0;
+    indptr[0] = 0;
+    for (int64_t c = 0; c < k; ++c) {
+        Lines& part = parts[c];
+        if (part.index_overflow) {
+            out->index_overflow = true;
+            return;
+        }
+        if (part.error_line) {
+            out->error_line = lineno + part.error_line;
+            out->error_start = bounds[c] + part.error_start;
+            out->error_end = bounds[c] + part.error_end;
+            return;
+        }
+        const int64_t r = int64_t(part.labels.size());
+        for (int64_t i = 1; i <= r; ++i)
+            indptr[rows + i] = Index(nnz + int64_t(indptr[row_off[c] + i]));
+        if (part.nnz) {
+            std::memmove(indices + nnz, indices + col_off[c], size_t(part.nnz) * sizeof(Index));
+            std::memmove(values + nnz, values + col_off[c], size_t(part.nnz) * sizeof(double));
+        }
+        out->labels.insert(out->labels.end(), part.labels.begin(), part.labels.end());
+        out->qid_int.insert(out->qid_int.end(), part.qid_int.begin(), part.qid_int.end());
+        for (int64_t v : part.qid_start) out->qid_start.push_back(bounds[c] + v);
+        out->qid_length.insert(out->qid_length.end(), part.qid_length.begin(),
+                               part.qid_length.end());
+        for (int64_t v : part.comment_start) out->comment_start.push_back(bounds[c] + v);
+        out->comment_length.insert(out->comment_length.end(), part.comment_length.begin(),
+                                   part.comment_length.end());
+        out->qids_are_int = out->qids_are_int && part.qids_are_int;
+        out->qids_canonical = out->qids_canonical && part.qids_canonical;
+        if (part.max_index > out->max_index) out->max_index = part.max_index;
+        rows += r;
+        nnz += part.nnz;
+        lineno += part.lines_read;
+        part = Lines();  // release the chunk's per-line vectors as soon as they are merged
+    }
+    out->nnz = nnz;
+    out->lines_read = lineno;
 }
 
 }  // namespace svmlight

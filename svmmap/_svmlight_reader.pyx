@@ -1,7 +1,8 @@
 # cython: language_level=3
 # distutils: language = c++
 """The SVMlight / LETOR parser of svmmap.io in C++ (_svmlight_parse.h), one pass over the
-bytes after a counting scan, without the GIL.
+bytes after a counting scan, without the GIL; with ``n_threads`` > 1, chunks of the text are
+counted and parsed in parallel and merged into the same arrays.
 
 Memory: the feature arrays are allocated once at the counting scan's upper bound (one entry
 per ':' in the text) and shrunk in place to the stored entries; indices and the row pointer
@@ -43,8 +44,16 @@ cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
     void parse[Index](const char* text, int64_t n, uint64_t limit, double max_abs,
                       cbool with_qid,
                       Index* indptr, Index* indices, double* values, Lines* out)
+    vector[int64_t] chunk_bounds(const char* text, int64_t n, int64_t parts, int64_t min_bytes)
+    vector[Counts] count_chunks(const char* text, const vector[int64_t]& bounds, int n_threads)
+    void parse_chunks[Index](const char* text, const vector[int64_t]& bounds, uint64_t limit,
+                             double max_abs, cbool with_qid, Index* indptr, Index* indices,
+                             double* values, const vector[int64_t]& row_off,
+                             const vector[int64_t]& col_off, int n_threads, Lines* out)
 
 INT32_MAX = 2**31 - 1
+#: the smallest chunk worth a thread of its own (smaller text is parsed in one pass)
+MIN_CHUNK_BYTES = 1 << 20
 
 
 cdef object _array(vector[int64_t]& v):
@@ -91,8 +100,12 @@ def is_ascii(const unsigned char[::1] text):
 
 
 def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs,
-                   bint with_qid=True, bint wide=False):
+                   bint with_qid=True, bint wide=False, int n_threads=1,
+                   int64_t min_chunk_bytes=MIN_CHUNK_BYTES):
     """Parse SVMlight text (bytes-like; whitespace ASCII, see _svmlight_parse.h).
+
+    ``n_threads`` > 1: in up to that many chunks of at least ``min_chunk_bytes`` bytes,
+    in parallel; the result is the same.
 
     ``limit`` is the largest feature index accepted, ``max_abs`` the largest magnitude of a
     feature value (``inf``: any finite value); ``with_qid`` false: the lines carry no
@@ -107,6 +120,11 @@ def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs
     """
     cdef int64_t n = text.shape[0]
     cdef const char* data = <const char*>&text[0] if n else <const char*>NULL
+    cdef vector[int64_t] bounds
+    if n_threads > 1 and n:
+        bounds = chunk_bounds(data, n, n_threads, min_chunk_bytes)
+        if bounds.size() > 2:
+            return _parse_in_chunks(text, bounds, limit, max_abs, with_qid, wide, n_threads)
     cdef Counts counts
     if n:
         with nogil:
@@ -126,6 +144,66 @@ def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs
         _parse32(data, n, limit, max_abs, with_qid, indptr, indices, values, &lines)
         if lines.index_overflow:
             return parse_svmlight(text, limit, max_abs, with_qid, wide=True)
+    return _result(lines, indptr, indices, values)
+
+
+cdef object _parse_in_chunks(const unsigned char[::1] text, vector[int64_t]& bounds,
+                             uint64_t limit, double max_abs, bint with_qid, bint wide,
+                             int n_threads):
+    """parse_svmlight over the chunks ``bounds`` of ``text``, n_threads at a time."""
+    cdef const char* data = <const char*>&text[0]
+    cdef vector[Counts] counts
+    with nogil:
+        counts = count_chunks(data, bounds, n_threads)
+    cdef vector[int64_t] row_off, col_off
+    cdef int64_t rows = 0, colons = 0, lines_total = 0
+    cdef size_t c
+    for c in range(counts.size()):
+        row_off.push_back(rows)
+        col_off.push_back(colons)
+        rows += counts[c].newlines + 2
+        colons += counts[c].colons
+        lines_total += counts[c].newlines + 1
+    wide = wide or colons > INT32_MAX or lines_total + 1 > INT32_MAX
+    indptr = np.empty(rows, dtype=np.int64 if wide else np.int32)
+    indices = np.empty(colons, dtype=np.int64 if wide else np.int32)
+    values = np.empty(colons, dtype=np.float64)
+    cdef Lines lines
+    if wide:
+        _chunks64(data, bounds, limit, max_abs, with_qid, indptr, indices, values, row_off,
+                  col_off, n_threads, &lines)
+    else:
+        _chunks32(data, bounds, limit, max_abs, with_qid, indptr, indices, values, row_off,
+                  col_off, n_threads, &lines)
+        if lines.index_overflow:
+            return _parse_in_chunks(text, bounds, limit, max_abs, with_qid, True, n_threads)
+    return _result(lines, indptr, indices, values)
+
+
+cdef void _chunks64(const char* data, vector[int64_t]& bounds, uint64_t limit, double max_abs,
+                    bint with_qid, int64_t[::1] indptr, int64_t[::1] indices,
+                    double[::1] values, vector[int64_t]& row_off, vector[int64_t]& col_off,
+                    int n_threads, Lines* lines):
+    with nogil:
+        parse_chunks[int64_t](data, bounds, limit, max_abs, with_qid, &indptr[0],
+                              &indices[0] if indices.shape[0] else <int64_t*>NULL,
+                              &values[0] if values.shape[0] else <double*>NULL,
+                              row_off, col_off, n_threads, lines)
+
+
+cdef void _chunks32(const char* data, vector[int64_t]& bounds, uint64_t limit, double max_abs,
+                    bint with_qid, int32_t[::1] indptr, int32_t[::1] indices,
+                    double[::1] values, vector[int64_t]& row_off, vector[int64_t]& col_off,
+                    int n_threads, Lines* lines):
+    with nogil:
+        parse_chunks[int32_t](data, bounds, limit, max_abs, with_qid, &indptr[0],
+                              &indices[0] if indices.shape[0] else <int32_t*>NULL,
+                              &values[0] if values.shape[0] else <double*>NULL,
+                              row_off, col_off, n_threads, lines)
+
+
+cdef object _result(Lines& lines, indptr, indices, values):
+    """parse_svmlight's dict, the arrays shrunk in place to what was stored."""
     rows = lines.labels.size()
     indptr.resize(rows + 1, refcheck=False)
     indices.resize(lines.nnz, refcheck=False)

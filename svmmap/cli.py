@@ -213,7 +213,8 @@ def _learn_parser():
     parser.add_argument("--max-time", type=float, default=None,
                         help="stop after this many seconds (model marked not converged)")
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=int, default=1,
-                        help="threads for the per-query oracle loop (default 1)")
+                        help="threads for reading the data files and for the per-query "
+                             "oracle loop (default 1)")
     parser.add_argument("--qp-solver", choices=QP_SOLVERS, default="smo",
                         help="working-set QP: warm-started SMO with cvxopt behind it (default) "
                              "or cvxopt alone")
@@ -418,7 +419,8 @@ def _learn_here(args, params, selecting, callbacks, started):
     vali_files = [] if args.vali is None else input_files(args.vali)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights])
-    X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE)
+    X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
+                              n_threads=args.n_threads)
     n_features = X.shape[1]
     sample_weight = None
     if args.query_weights is not None:
@@ -438,7 +440,8 @@ def _learn_here(args, params, selecting, callbacks, started):
 
         if args.vali is not None:
             vali, source = load_svmlight(args.vali, n_features=n_features,
-                                         max_abs_value=MAX_ABS_VALUE), "eval_set"
+                                         max_abs_value=MAX_ABS_VALUE,
+                                         n_threads=args.n_threads), "eval_set"
         else:
             (X, y, qid), vali, source = selection.holdout(X, y, qid, args.holdout)
         prepared = training.prepare(params, X, y, qid)

@@ -102,6 +102,9 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
                         help=f"what to report, in this order: {METRICS_HELP} (default: MAP, "
                              "NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
     add_group_option(parser)
+    parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
+                        default=1, metavar="N",
+                        help="threads reading the test file (default 1)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -149,7 +152,7 @@ def classify_main(argv=None, prog="svmmap_classify"):
                      [args.model_file, *input_files(args.test_file), args.group])
         n_features, score = load_scorer(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=n_features, group=args.group,
-                                  max_abs_value=MAX_ABS_VALUE)
+                                  max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads)
         scores = score(X, qid)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:

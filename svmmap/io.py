@@ -94,7 +94,7 @@ MISSING_QID = "missing qid:<id> after the label"
 
 
 def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None):
+                  max_abs_value=None, n_threads=1):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -120,6 +120,9 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         Refuse, with file and line, a feature value of larger magnitude.  The command-line
         tools pass ``svmmap.options.MAX_ABS_VALUE`` (1e100), which the learners require
         anyway; by default every finite value is read (what ``dump_svmlight`` writes).
+    n_threads : int
+        Threads parsing a file: its text is cut at line ends into up to that many chunks of
+        at least 1 MiB, parsed in parallel and merged; the result is the same as with one.
 
     Returns
     -------
@@ -145,6 +148,9 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         n_features = int(n_features)
     if isinstance(path_or_paths, (str, os.PathLike)):
         path_or_paths = [path_or_paths]
+    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or \
+            n_threads < 1:
+        raise InputFormatError(f"n_threads must be a positive integer, got {n_threads!r}")
     limits = (n_features, math.inf if max_abs_value is None else float(max_abs_value))
     parts = []
     with ExitStack() as stack:
@@ -155,7 +161,8 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
             raise InputFormatError("a group file goes with a single data file", group)
         for source in sources:  # listed files are opened one at a time
             with source if isinstance(source, _Source) else _Source(source) as opened:
-                parts.append(_parse_source(opened, limits, group, return_comments))
+                parts.append(_parse_source(opened, limits, group, return_comments,
+                                           int(n_threads)))
     if n_features is None:
         n_features = max(part.max_index for part in parts)
     X = _csr(parts, n_features)
@@ -464,7 +471,7 @@ def _is_index_line(tokens):
     return False
 
 
-def _parse_source(source, limits, group, return_comments):
+def _parse_source(source, limits, group, return_comments, n_threads=1):
     """Parse one data file into a _Part; without ``qid:`` on its lines, number its queries
     from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
@@ -475,7 +482,7 @@ def _parse_source(source, limits, group, return_comments):
         group = beside if beside.is_file() else None
     if group is None:
         try:
-            return _parse(path, source.view, limits, return_comments)
+            return _parse(path, source.view, limits, return_comments, n_threads=n_threads)
         except InputFormatError as err:
             if has_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
@@ -485,7 +492,8 @@ def _parse_source(source, limits, group, return_comments):
     if has_qid:
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
-    part = _parse(path, source.view, limits, return_comments, with_qid=False)
+    part = _parse(path, source.view, limits, return_comments, with_qid=False,
+                  n_threads=n_threads)
     part.qid, part.qid_texts = _group_qids(group, len(part.labels), path), None
     return part
 
@@ -504,17 +512,17 @@ def _group_qids(group, n_documents, data_path):
     return np.repeat(np.arange(1, len(sizes) + 1, dtype=np.int64), sizes)
 
 
-def _parse(path, data, limits, return_comments, with_qid=True):
+def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
     """Parse one data file's bytes into a _Part (``with_qid=False``: lines are ``<label>
-    <index>:<value> ...``, and the _Part has no query ids), in the extension unless the text
-    has whitespace beyond ASCII (then :func:`_parse_text`)."""
+    <index>:<value> ...``, and the _Part has no query ids), in the extension (``n_threads``
+    at a time) unless the text has whitespace beyond ASCII (then :func:`_parse_text`)."""
     if not is_ascii(data):
         text = _decode(data, path)
         if _UNICODE_SPACE_RE.search(text):
             return _parse_text(path, text, limits, with_qid)
     n_features, max_abs_value = limits
     parsed = parse_svmlight(data, MAX_INDEX if n_features is None else n_features,
-                            max_abs_value, with_qid)
+                            max_abs_value, with_qid, n_threads=n_threads)
     if parsed["error_line"]:
         line = str(data[parsed["error_start"]:parsed["error_end"]], "utf-8")
         raise InputFormatError(_line_reason(line, limits, with_qid), path,

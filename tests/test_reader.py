@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from svmmap import _svmlight_reader as _reader
 from svmmap import io
 from svmmap.errors import InputFormatError
 
@@ -72,6 +73,68 @@ def test_extension_and_python_parser_agree(content):
     without_qids = re.sub(r"qid:\S*", "", content)  # the lines of data with a group file
     assert_same_part(*both_parsers("f.txt", without_qids.encode("utf-8"), with_qid=False))
     assert_same_part(*both_parsers("f.txt", content.encode("utf-8"), with_qid=False))
+
+
+def _same_parse(a, b):
+    """The same parse_svmlight result: the same first rejected line, or else the same arrays
+    (qid_int and qids_canonical are defined only while every qid is an integer: the parser
+    stops converting at the first that is not)."""
+    assert a.keys() == b.keys()
+    errors = ("error_line", "error_start", "error_end")
+    assert [a[key] for key in errors] == [b[key] for key in errors]
+    if a["error_line"]:  # the rest is what was read before it: not part of the result
+        return
+    for key in a:
+        if key in ("qid_int", "qids_canonical") and not a["qids_are_int"]:
+            continue
+        if isinstance(a[key], np.ndarray):
+            assert a[key].dtype == b[key].dtype and a[key].tobytes() == b[key].tobytes(), key
+        else:
+            assert a[key] == b[key], key
+
+
+ROWS = st.lists(
+    st.tuples(NUMBERS, st.sampled_from(["1", "007", "q", "99999999999999999999"]),
+              st.lists(st.tuples(st.integers(1, 3_000_000_000), NUMBERS), max_size=4),
+              st.sampled_from(["", "#c", " # docid = x "]),
+              st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n# only a comment\n"])),
+    min_size=1, max_size=30).map(lambda rows: "".join(
+        f"{label} qid:{q} " + " ".join(f"{i}:{v}" for i, v in sorted(dict(feats).items()))
+        + f"{c}{end}" for label, q, feats, c, end in rows))
+
+
+@settings(max_examples=150, deadline=None)
+@given(content=st.one_of(ASCII_LINES, ROWS), n_threads=st.integers(2, 6),
+       min_chunk_bytes=st.sampled_from([1, 5, 40]), limit=st.sampled_from([2**40, 50]),
+       with_qid=st.booleans())
+def test_parsing_in_chunks_gives_what_one_pass_gives(content, n_threads, min_chunk_bytes,
+                                                     limit, with_qid):
+    """Chunks cut at line ends and parsed in parallel, merged: the same arrays, the same
+    first rejected line (number and bytes), the same retry with int64 indices (indices up to
+    3e9 here) -- whatever the line ends, comments and errors."""
+    data = content.encode()
+    one = _reader.parse_svmlight(data, limit, 1e3, with_qid)
+    chunked = _reader.parse_svmlight(data, limit, 1e3, with_qid, False, n_threads,
+                                     min_chunk_bytes)
+    _same_parse(one, chunked)
+
+
+def test_load_svmlight_in_threads_reads_the_same_letor_file():
+    path = data_file("MQ2008", "Fold1", "train.txt")
+    one = io.load_svmlight(path, return_comments=True)
+    two = io.load_svmlight(path, return_comments=True, n_threads=2)
+    assert (one[0] != two[0]).nnz == 0 and one[0].indices.tobytes() == two[0].indices.tobytes()
+    assert np.array_equal(one[1], two[1]) and np.array_equal(one[2], two[2])
+    assert one[3] == two[3]
+    text = path.read_bytes()
+    middle = text.index(b"\n", len(text) // 2) + 1  # a bad line in the second chunk
+    bad = text[:middle] + b"1 qid:1 3:x\n" + text[middle:]
+    line = text[:middle].count(b"\n") + 1
+    errors = [_reader.parse_svmlight(bad, 2**40, math.inf, True, False, n, 1 << 20)
+              for n in (1, 2)]
+    assert errors[0]["error_line"] == errors[1]["error_line"] == line
+    with pytest.raises(InputFormatError, match="n_threads must be a positive integer"):
+        io.load_svmlight(path, n_threads=0)
 
 
 @settings(max_examples=200, deadline=None)
