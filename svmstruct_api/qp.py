@@ -98,11 +98,15 @@ class QPSolution:
 
 
 class WorkingSet:
-    """Growing set of constraints with an incrementally maintained Gram matrix.
+    """Growing set of constraints with an incrementally extended Gram matrix.
 
-    Rows live in buffers that double when full, so adding a constraint costs one row of
-    the Gram matrix (K inner products), not a copy of the whole matrix.  The multipliers of
-    the last solve are kept with their constraints: the next SMO solve starts from them.
+    Rows live in buffers that double when full.  The Gram matrix is extended only when a
+    solver of (D) asks for it (SMO, the active set, cvxopt's dual form), by the rows of the
+    constraints added since it last did (K inner products each, not a recomputation): cvxopt's
+    primal form, which n-slack's many groups use once K > dim(w) + #groups, needs the rows
+    alone, so the K x K matrix -- most of n-slack's memory -- is never formed there.  The
+    multipliers of the last solve are kept with their constraints: the next SMO solve
+    starts from them.
 
     ``solver``: "smo" (default) solves (D) by the warm-started SMO of
     svmstruct_api._simplex_qp or the active-set method of svmstruct_api._active_set (module
@@ -120,23 +124,24 @@ class WorkingSet:
         self.solver = solver
         self._all_regularized = bool(self.regularized.all())
         self._size = 0
+        #: the leading constraints whose rows and columns of the Gram matrix are formed
+        self._gram_size = 0
+        self._gram_buffer = np.empty((0, 0))
         self._allocate(16)
 
     def _allocate(self, capacity):
         """(Re)allocate the buffers with room for ``capacity`` constraints, keeping rows."""
         n = self._size
         vectors = np.empty((capacity, self.n_features))
-        gram = np.empty((capacity, capacity))
         losses = np.empty(capacity)
         groups = np.empty(capacity, dtype=np.intp)
         alpha = np.zeros(capacity)
         if n:
             vectors[:n] = self._vector_buffer[:n]
-            gram[:n, :n] = self._gram_buffer[:n, :n]
             losses[:n] = self._loss_buffer[:n]
             groups[:n] = self._group_buffer[:n]
             alpha[:n] = self._alpha_buffer[:n]
-        self._vector_buffer, self._gram_buffer = vectors, gram
+        self._vector_buffer = vectors
         self._loss_buffer, self._group_buffer, self._alpha_buffer = losses, groups, alpha
 
     def __len__(self):
@@ -161,7 +166,34 @@ class WorkingSet:
 
     @property
     def _gram(self):
+        """K_kl = a_k[R].a_l[R] over the working set (formed here, see the class doc)."""
+        self._extend_gram()
         return self._gram_buffer[:self._size, :self._size]
+
+    def _extend_gram(self):
+        """Form the Gram rows and columns of the constraints added since the last call; the
+        buffer (doubling like the rows') then holds K at [:K, :K]."""
+        g, end = self._gram_size, self._size
+        if g == end:
+            return
+        if end > len(self._gram_buffer):
+            gram = np.empty((max(2 * len(self._gram_buffer), end, 16),) * 2)
+            gram[:g, :g] = self._gram_buffer[:g, :g]
+            self._gram_buffer = gram
+        new = self._vector_buffer[g:end]
+        if self._all_regularized:
+            rows = new @ self._vector_buffer[:end].T
+        else:
+            reg = self.regularized
+            rows = new[:, reg] @ self._vector_buffer[:end, reg].T
+        self._gram_buffer[g:end, :end] = rows
+        self._gram_buffer[:g, g:end] = rows[:, :g].T
+        self._gram_size = end
+
+    def _squared_norms(self):
+        """|a_k[R]|^2 of every constraint (the Gram matrix's diagonal, without forming it)."""
+        rows = self.vectors if self._all_regularized else self.vectors[:, self.regularized]
+        return np.einsum("ij,ij->i", rows, rows)
 
     def add(self, groups, vectors, losses):
         """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}."""
@@ -173,13 +205,6 @@ class WorkingSet:
         if end > len(self._loss_buffer):
             self._allocate(max(2 * len(self._loss_buffer), end))
         self._vector_buffer[n:end] = vectors
-        if self._all_regularized:
-            rows = vectors @ self._vector_buffer[:end].T
-        else:
-            reg = self.regularized
-            rows = vectors[:, reg] @ self._vector_buffer[:end, reg].T
-        self._gram_buffer[n:end, :end] = rows
-        self._gram_buffer[:n, n:end] = rows[:, :n].T
         self._loss_buffer[n:end] = losses
         self._group_buffer[n:end] = groups
         self._alpha_buffer[n:end] = 0.0
@@ -190,7 +215,9 @@ class WorkingSet:
         kept = np.flatnonzero(np.asarray(keep, dtype=bool))
         m = len(kept)
         self._vector_buffer[:m] = self._vector_buffer[kept]
-        self._gram_buffer[:m, :m] = self._gram_buffer[np.ix_(kept, kept)]
+        formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
+        self._gram_buffer[:len(formed), :len(formed)] = self._gram_buffer[np.ix_(formed, formed)]
+        self._gram_size = len(formed)
         self._loss_buffer[:m] = self._loss_buffer[kept]
         self._group_buffer[:m] = self._group_buffer[kept]
         self._alpha_buffer[:m] = self._alpha_buffer[kept]
@@ -258,6 +285,7 @@ class WorkingSet:
         k = len(self)
         abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
             (gap_tolerance, 0.0)
+        self._extend_gram()  # the solvers read the buffer itself
         alpha = self.alpha.copy()
         # only the groups that hold constraints: their bounds, renumbered 0..G-1
         active_groups, group_index = np.unique(self.groups, return_inverse=True)
@@ -288,6 +316,7 @@ class WorkingSet:
         it gave up (step budget, or no step possible: cvxopt takes over)."""
         abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
             (gap_tolerance, 0.0)
+        self._extend_gram()  # the solvers read the buffer itself
         alpha = self.alpha.copy()
         active_groups, group_index = np.unique(self.groups, return_inverse=True)
         k = len(self)
@@ -345,7 +374,7 @@ class WorkingSet:
             (self._solve_dual, self._solve_primal)
         if self.n_features + len(active_groups) > _MAX_PRIMAL_VARIABLES:
             forms = (self._solve_dual,)
-        scale = max(float(np.max(np.diag(self._gram), initial=0.0)), 1.0)
+        scale = max(float(np.max(self._squared_norms(), initial=0.0)), 1.0)
         last_error = "no attempt"
         fallback = None
         for ridge in _RIDGES:

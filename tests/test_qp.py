@@ -85,6 +85,29 @@ def test_incremental_gram_matrix_and_removal():
     np.testing.assert_allclose(ws._gram, vectors @ vectors.T)
 
 
+def test_gram_matrix_is_formed_on_demand_and_only_there():
+    """Constraints added and removed, the Gram matrix asked for in any order: it is always
+    the rows' inner products.  A working set that cvxopt's primal form solves (more
+    constraints than features + groups, n-slack's case) never forms it, and is solved."""
+    rng = np.random.default_rng(3)
+    ws = WorkingSet(4, np.ones(3))
+    for step in range(15):
+        ws.add(rng.integers(0, 3, 3), rng.normal(size=(3, 4)), rng.random(3))
+        if step % 3 == 1:
+            ws.remove(rng.random(len(ws)) < 0.7)
+        if step % 2 == 0:
+            np.testing.assert_allclose(ws._gram, ws.vectors @ ws.vectors.T)
+    np.testing.assert_allclose(ws._gram, ws.vectors @ ws.vectors.T)
+    n_groups, per_group = 40, 5
+    ws = WorkingSet(3, np.full(n_groups, 0.05))
+    ws.add(np.repeat(np.arange(n_groups), per_group),
+           rng.normal(size=(n_groups * per_group, 3)), rng.random(n_groups * per_group))
+    solution = ws.solve()
+    assert solution.form == "primal" and ws._gram_buffer.size == 0
+    assert solution.primal_objective - solution.dual_objective <= \
+        1e-6 * max(1.0, abs(solution.primal_objective))
+
+
 def test_free_component_untouched_by_every_constraint_is_solvable():
     """A bias no constraint involves (its column of the working set is 0) made the dual's
     equality rows rank-deficient, which cvxopt refuses; it must solve, with that component 0."""

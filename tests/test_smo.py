@@ -98,6 +98,7 @@ def test_smo_honours_a_loose_gap_tolerance_and_reports_the_gap():
     ws = _working_set(vectors, losses, groups, bounds, "smo")
     active, index = np.unique(ws.groups, return_inverse=True)
     alpha = np.zeros(len(ws))
+    ws._extend_gram()  # the solvers read the buffer
     steps, gap, value = smo_solve(ws._gram_buffer, ws.losses, index.astype(np.intp),
                                   bounds[active], alpha, 1e-2, 0.0, 10**7)
     exact = _working_set(vectors, losses, groups, bounds, "cvxopt").solve().dual_objective
