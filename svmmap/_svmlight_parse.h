@@ -232,8 +232,9 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
     out->lines_read = lineno;
 }
 
-// Chunk boundaries 0 = b_0 < b_1 < ... < b_k = n for at most `parts` chunks of at least
-// `min_bytes` bytes each, every inner boundary just after a '\n'.
+// Chunk boundaries 0 = b_0 < b_1 < ... < b_k = n for at most `parts` chunks, every inner
+// boundary just after a '\n' at least `min_bytes` past the previous one (the last chunk
+// may be shorter).
 inline std::vector<int64_t> chunk_bounds(const char* text, int64_t n, int64_t parts,
                                          int64_t min_bytes) {
     std::vector<int64_t> bounds{0};

@@ -104,8 +104,8 @@ def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs
                    int64_t min_chunk_bytes=MIN_CHUNK_BYTES):
     """Parse SVMlight text (bytes-like; whitespace ASCII, see _svmlight_parse.h).
 
-    ``n_threads`` > 1: in up to that many chunks of at least ``min_chunk_bytes`` bytes,
-    in parallel; the result is the same.
+    ``n_threads`` > 1: in up to that many chunks (each but the last at least
+    ``min_chunk_bytes`` long), in parallel; the result is the same.
 
     ``limit`` is the largest feature index accepted, ``max_abs`` the largest magnitude of a
     feature value (``inf``: any finite value); ``with_qid`` false: the lines carry no

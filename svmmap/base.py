@@ -5,8 +5,8 @@
   ``_parameter_rules`` (svmmap.params, checked without scikit-learn) plus
   ``_parameter_scopes`` for options that apply only under another option's value.
   ``check_params`` runs both and raises scikit-learn's InvalidParameterError; the command-line
-  tools check their options by the same rules (for SVMMap, svmmap.training), so the API and
-  the CLI accept and reject exactly the same values.  ``_parameter_constraints``, which
+  tools check their options by the same rules (for SVMMap, svmmap.params.check_svmmap), so
+  the API and the CLI accept and reject exactly the same values.  ``_parameter_constraints``, which
   scikit-learn's tools read, is derived from the rules.
 * ``qid`` (the query of each row) is metadata: ``fit``, ``decision_function`` / ``predict``
   and ``score`` take it by keyword, so scikit-learn's metadata routing passes it through

@@ -52,6 +52,7 @@ import scipy.sparse as sp
 from ._svmlight_reader import is_ascii, parse_svmlight
 from .atomic import write_text_atomically
 from .errors import InputFormatError
+from .options import thread_count
 
 __all__ = ["load_svmlight", "dump_svmlight", "input_files"]
 
@@ -162,7 +163,7 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         for source in sources:  # listed files are opened one at a time
             with source if isinstance(source, _Source) else _Source(source) as opened:
                 parts.append(_parse_source(opened, limits, group, return_comments,
-                                           int(n_threads)))
+                                           thread_count(n_threads)))
     if n_features is None:
         n_features = max(part.max_index for part in parts)
     X = _csr(parts, n_features)

@@ -2,6 +2,7 @@
 without importing numpy or the extension: ``svmmap_learn --help`` and argument errors need
 only these."""
 
+import os
 import re
 
 #: the losses SVMMap optimises: these names, and "ndcg@k" / "p@k" for any cutoff k >= 1
@@ -61,6 +62,12 @@ def parse_metrics(text):
         if measure not in parsed:
             parsed.append(measure)
     return tuple(parsed)
+
+def thread_count(n_threads):
+    """The threads to start for a request of ``n_threads`` (>= 1): at most the machine's
+    cores -- more never help, and OpenMP would try to start every one asked for."""
+    return max(1, min(int(n_threads), os.cpu_count() or 1))
+
 
 #: Algorithm 2 variants: exact divide and conquer over the monotone opt_j, or the plain scan
 ORACLES = ("divide", "scan")

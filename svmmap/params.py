@@ -49,7 +49,7 @@ class Interval(Rule):
         kind = Integral if self.integer else Real
         if isinstance(value, bool) or not isinstance(value, kind):
             return False
-        if not self.integer and math.isnan(value):
+        if not isinstance(value, Integral) and math.isnan(value):  # (an int may overflow)
             return False
         if self.low is not None and (value < self.low or (
                 value == self.low and self.closed in ("right", "neither"))):
@@ -122,9 +122,20 @@ class LossName(OneOf):
         return _Loss(set(self.options))
 
 
+def _is_numpy_scalar(value):
+    """A numpy scalar (np.generic: np.float64(1), np.True_), without importing numpy."""
+    return any(c.__module__ == "numpy" and c.__name__ == "generic" for c in type(value).__mro__)
+
+
+def _is_bool(value):
+    """Python's bool or numpy's (np.True_, what a parameter grid over an array yields)."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy"
+                                       and type(value).__name__ in ("bool", "bool_"))
+
+
 class Boolean(Rule):
     def accepts(self, value):
-        return isinstance(value, bool)
+        return _is_bool(value)
 
     def __str__(self):
         return "a bool"
@@ -137,7 +148,7 @@ class Verbosity(Rule):
     """A verbosity level: an int >= 0 or a bool (scikit-learn's "verbose")."""
 
     def accepts(self, value):
-        return isinstance(value, bool) or (isinstance(value, Integral) and value >= 0)
+        return _is_bool(value) or (isinstance(value, Integral) and value >= 0)
 
     def __str__(self):
         return "an int in the range [0, inf) or a bool"
@@ -151,7 +162,7 @@ class Sequence(Rule):
     tuple, an array: scikit-learn's "array-like")."""
 
     def accepts(self, value):
-        if isinstance(value, (str, bytes, Number)):
+        if isinstance(value, (str, bytes, Number)) or _is_numpy_scalar(value):
             return False
         return any(hasattr(value, a) for a in ("__len__", "shape", "__array__"))
 

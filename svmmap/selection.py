@@ -125,7 +125,7 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
                          "vali": float(measure(scores, y_vali, qid_vali))})
             results.append(result)
 
-    training.train(run, plugin, Cs[-1])
+    training.train(run, plugin, lambda: Cs[min(len(path), len(Cs) - 1)])
     best = choose([row["vali"] for row in path], select_tol)
     selection = {"select_metric": select_metric, "select_tol": float(select_tol),
                  "validation": source, "C": Cs[best],

@@ -1,5 +1,6 @@
-"""Training an SVMMap, without scikit-learn: the parameters' rules, the structured model of a
-loss over the training queries, the cutting-plane learner, and the record a model file keeps.
+"""Training an SVMMap, without scikit-learn: the structured model of a loss over the training
+queries, the cutting-plane learner, the record a model file keeps and the model it restores
+(the parameters' rules are svmmap.params').
 
 svmmap.estimator.SVMMap (the scikit-learn estimator) and ``svmmap_learn`` both train through
 these functions; the command line imports only this, numpy, scipy.sparse and the extensions,
@@ -115,12 +116,14 @@ def learner(params, C, callbacks=()):
 
 def train(run, plugin, C):
     """``run()`` (a learner's fit or path over ``plugin``) with the learners' numerical
-    failures turned into one-line input errors."""
+    failures turned into one-line input errors; ``C``: the trade-off trained, or a function
+    giving the one in training when a failure happens (along a path)."""
     try:
         return run()
     except NonFiniteObjective as exc:
         raise InputFormatError(str(exc)) from None
     except QPError:
+        C = C() if callable(C) else C
         largest = _largest_abs_value(plugin.collection.X)
         if not np.isfinite(float(C) * largest * largest):
             raise InputFormatError(
@@ -241,7 +244,7 @@ def model_params(params):
     """The parameters a model file records (the run-time settings left out, a feature map
     as its JSON parameters)."""
     return {name: value.json_params() if hasattr(value, "json_params") else value
-            for name, value in params.items() if name not in RUNTIME_PARAMS}
+            for name, value in sorted(params.items()) if name not in RUNTIME_PARAMS}
 
 
 #: dense float64 vectors of length d that training holds besides the working set's rows:

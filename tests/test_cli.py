@@ -40,8 +40,10 @@ def test_learn_then_classify_matches_the_python_api(small_files):
     scores = np.loadtxt(predictions)
     X, y, qid = load_svmlight(test)
     assert len(scores) == X.shape[0]  # one line per input line, in order
-    api = SVMMap(C=10, algorithm="n-slack").fit(*load_svmlight(train))
+    api = SVMMap(C=10.0, algorithm="n-slack").fit(*load_svmlight(train))
     np.testing.assert_array_equal(scores, api.decision_function(X))
+    api.save(tmp / "api.json")  # the command trains through svmmap.training: the same file
+    assert (tmp / "api.json").read_bytes() == model.read_bytes()
     expected_map = metrics.mean_average_precision(scores, y, qid)
     assert f"MAP: {expected_map:.4f}" in classified.stdout
 

@@ -29,7 +29,7 @@ VALUES = [-1, 0, 1, 2, 3, 10**12, -0.5, 0.0, 0.5, 1.0, 1.5, 1e300, math.inf, -ma
           "map", "ndcg", "ndcg@10", "p@5", "p@0", "p", "mrr", "rprec", "roc", "acc", "x",
           "1-slack", "n-slack", "smo", "cvxopt", "divide", "scan", "balanced", "percentile",
           "minmax", [1, 2], (0,), [], np.array([3, 4]), {"a": 1}, object(), b"map",
-          BinnedFeatureMap(3)]
+          BinnedFeatureMap(3), np.True_, np.False_, 10**400, -(10**400)]
 
 
 def _sklearn_accepts(constraints, value):
@@ -48,7 +48,7 @@ def test_rules_accept_what_the_derived_sklearn_constraints_accept(estimator):
             ours = any(value is None if r is None else r.accepts(value) for r in rules)
             theirs = _sklearn_accepts(constraints, value)
             numeric = any(isinstance(r, Interval) for r in rules)
-            if isinstance(value, bool) and numeric:
+            if isinstance(value, (bool, np.bool_)) and numeric:
                 assert not ours, (name, value)
             else:
                 assert ours == theirs, (estimator.__name__, name, value, ours, theirs)

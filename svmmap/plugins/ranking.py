@@ -14,6 +14,7 @@ import numpy as np
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
 from .._map_kernels import ranking_coefficients
+from ..options import thread_count
 from .rows import QueryRows
 
 
@@ -40,7 +41,7 @@ class RankingPlugin(StructuredModel):
 
     def __init__(self, collection, n_threads=1, queries=None):
         self.collection = collection
-        self.n_threads = n_threads
+        self.n_threads = thread_count(n_threads)
         self.queries = None if queries is None else np.asarray(queries, dtype=np.intp)
         self.n_examples = collection.n_queries if queries is None else len(self.queries)
         self.n_features = collection.n_features
