@@ -621,3 +621,16 @@ def test_ctrl_c_while_the_command_imports_is_one_line(files, command, delay):
     last = err.strip().splitlines()[-1]
     assert last.endswith(": interrupted") or \
         "training stopped before convergence (interrupted)" in last, err
+
+
+def test_more_threads_than_cores_train_and_read_with_the_cores(tmp_path):
+    """OpenMP starts every thread asked for: a thread count beyond the machine's cores (here
+    a million) is capped at the cores, for training and for reading, not a crash."""
+    X, y, qid = random_collection(seed=4, n_queries=6)
+    capped = SVMMap(C=10, n_threads=10**6, epsilon=1e-3).fit(X, y, qid)
+    plain = SVMMap(C=10, n_threads=os.cpu_count() or 1, epsilon=1e-3).fit(X, y, qid)
+    np.testing.assert_allclose(capped.coef_, plain.coef_, rtol=1e-9, atol=1e-12)
+    path = tmp_path / "d.txt"
+    path.write_text("1 qid:1 1:1\n0 qid:1 2:1\n" * 50)
+    read = load_svmlight(path, n_threads=10**6)
+    assert (read[0] != load_svmlight(path)[0]).nnz == 0
