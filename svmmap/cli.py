@@ -17,9 +17,11 @@ svmmap_classify applies them.
 Every error a user can cause is printed as one line ``prog: error: file:line: reason`` with
 exit status 1 (``--debug`` shows the traceback instead); no output file is left half-written.
 
-Start-up is in proportion to the work: parsing the arguments (``--help``, an argument error)
-imports only this module's light dependencies; numpy, scipy, the extension and cvxopt are
-imported when a command runs.
+Start-up is in proportion to the work: parsing and checking the arguments (``--help``, an
+argument or parameter error) imports only this module's light dependencies; numpy, scipy and
+the extensions are imported when a command runs, cvxopt when a QP needs it, scikit-learn only
+for binned features (``--n-thresholds``) or Dask: training goes through svmmap.training and
+svmmap.selection, scoring an svmmap model through svmmap.model_file.load_scorer.
 """
 
 import argparse
