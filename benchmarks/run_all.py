@@ -24,9 +24,13 @@ SCRIPTS = [
     ["side_by_side.py"],
     ["losses.py", "--datasets", "MQ2008,OHSUMED"],
     ["defaults.py"],
-    ["grid.py"],
+    # --previous DIR (a checkout of an earlier revision, extensions built) adds the ratios
+    ["grid.py", "--epsilons", "default,0.001", "--repeats", "3"],
     # needs --reference DIR (a checkout before the change) for the ratios; alone: this code
     ["qp_share.py"],
+    ["reader.py", "--repeats", "15"],
+    ["startup.py", "--label", "after", "--repeats", "7"],
+    ["memory.py", "--queries", "3000"],
 ]
 
 
