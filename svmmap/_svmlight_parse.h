@@ -264,7 +264,7 @@ inline std::vector<Counts> count_chunks(const char* text, const std::vector<int6
     return counts;
 }
 
-// Parse every chunk in parallel and merge.  Chunk c writes its row pointer from
+// Parse every chunk in parallel and merge (one chunk: a plain parse()).  Chunk c writes its row pointer from
 // indptr[row_off[c]] (row_off: running sums of the chunks' newlines + 2) and its features
 // from col_off[c] (running sums of their colons); the merge moves them down to close the
 // gaps (every destination at or before its source) and fills `out` as parse() would have:
@@ -275,7 +275,11 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
                   const std::vector<int64_t>& row_off, const std::vector<int64_t>& col_off,
                   int n_threads, Lines* out) {
     const int64_t k = int64_t(bounds.size()) - 1;
-    std::vector<Lines> parts(size_t(k > 0 ? k : 0));
+    if (k == 1) {  // one chunk: straight into the output, nothing to merge
+        parse<Index>(text, bounds[1], limit, max_abs, with_qid, indptr, indices, values, out);
+        return;
+    }
+    std::vector<Lines> parts(static_cast<size_t>(k));
 #pragma omp parallel for schedule(static, 1) num_threads(n_threads)
     for (int64_t c = 0; c < k; ++c)
         parse<Index>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs, with_qid,

@@ -41,9 +41,6 @@ cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
         uint64_t max_index
 
     Counts count(const char* text, int64_t n)
-    void parse[Index](const char* text, int64_t n, uint64_t limit, double max_abs,
-                      cbool with_qid,
-                      Index* indptr, Index* indices, double* values, Lines* out)
     vector[int64_t] chunk_bounds(const char* text, int64_t n, int64_t parts, int64_t min_bytes)
     vector[Counts] count_chunks(const char* text, const vector[int64_t]& bounds, int n_threads)
     void parse_chunks[Index](const char* text, const vector[int64_t]& bounds, uint64_t limit,
@@ -70,22 +67,6 @@ cdef object _doubles(vector[double]& v):
     if v.size():
         memcpy(&view[0], v.data(), v.size() * sizeof(double))
     return result
-
-
-cdef void _parse64(const char* data, int64_t n, uint64_t limit, double max_abs, bint with_qid,
-                   int64_t[::1] indptr, int64_t[::1] indices, double[::1] values, Lines* lines):
-    with nogil:
-        parse[int64_t](data, n, limit, max_abs, with_qid, &indptr[0],
-                       &indices[0] if indices.shape[0] else <int64_t*>NULL,
-                       &values[0] if values.shape[0] else <double*>NULL, lines)
-
-
-cdef void _parse32(const char* data, int64_t n, uint64_t limit, double max_abs, bint with_qid,
-                   int32_t[::1] indptr, int32_t[::1] indices, double[::1] values, Lines* lines):
-    with nogil:
-        parse[int32_t](data, n, limit, max_abs, with_qid, &indptr[0],
-                       &indices[0] if indices.shape[0] else <int32_t*>NULL,
-                       &values[0] if values.shape[0] else <double*>NULL, lines)
 
 
 def is_ascii(const unsigned char[::1] text):
@@ -120,38 +101,8 @@ def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs
     """
     cdef int64_t n = text.shape[0]
     cdef const char* data = <const char*>&text[0] if n else <const char*>NULL
-    cdef vector[int64_t] bounds
-    if n_threads > 1 and n:
-        bounds = chunk_bounds(data, n, n_threads, min_chunk_bytes)
-        if bounds.size() > 2:
-            return _parse_in_chunks(text, bounds, limit, max_abs, with_qid, wide, n_threads)
-    cdef Counts counts
-    if n:
-        with nogil:
-            counts = count(data, n)
-    else:
-        counts.newlines = 0
-        counts.colons = 0
-    wide = wide or counts.colons > INT32_MAX or counts.newlines + 1 > INT32_MAX
-    dtype = np.int64 if wide else np.int32
-    indptr = np.empty(counts.newlines + 2, dtype=dtype)
-    indices = np.empty(counts.colons, dtype=dtype)
-    values = np.empty(counts.colons, dtype=np.float64)
-    cdef Lines lines
-    if wide:
-        _parse64(data, n, limit, max_abs, with_qid, indptr, indices, values, &lines)
-    else:
-        _parse32(data, n, limit, max_abs, with_qid, indptr, indices, values, &lines)
-        if lines.index_overflow:
-            return parse_svmlight(text, limit, max_abs, with_qid, wide=True)
-    return _result(lines, indptr, indices, values)
-
-
-cdef object _parse_in_chunks(const unsigned char[::1] text, vector[int64_t]& bounds,
-                             uint64_t limit, double max_abs, bint with_qid, bint wide,
-                             int n_threads):
-    """parse_svmlight over the chunks ``bounds`` of ``text``, n_threads at a time."""
-    cdef const char* data = <const char*>&text[0]
+    # one chunk (the whole text) unless more threads are asked for and the text is long enough
+    cdef vector[int64_t] bounds = chunk_bounds(data, n, max(n_threads, 1), min_chunk_bytes)
     cdef vector[Counts] counts
     with nogil:
         counts = count_chunks(data, bounds, n_threads)
@@ -176,7 +127,8 @@ cdef object _parse_in_chunks(const unsigned char[::1] text, vector[int64_t]& bou
         _chunks32(data, bounds, limit, max_abs, with_qid, indptr, indices, values, row_off,
                   col_off, n_threads, &lines)
         if lines.index_overflow:
-            return _parse_in_chunks(text, bounds, limit, max_abs, with_qid, True, n_threads)
+            return parse_svmlight(text, limit, max_abs, with_qid, True, n_threads,
+                                  min_chunk_bytes)
     return _result(lines, indptr, indices, values)
 
 
