@@ -590,34 +590,58 @@ def test_too_many_features_for_memory_names_file_and_index(tmp_path):
 
 # --- Ctrl-C at any moment of start-up: one line, status 130 ------------------------------------
 
-@pytest.mark.parametrize("delay", [0.01, 0.05, 0.2])
+# The child pauses at the start of importing one of these modules (imports every command
+# makes: numpy; datetime, which numpy's C extension imports from inside its initialisation;
+# scipy.sparse; svmmap's reader extension), says so, and waits there until the test has sent
+# SIGINT: the signal lands inside that import by construction, however fast or slow the
+# machine is.
+_IMPORT_PHASES = ["numpy", "datetime", "scipy.sparse", "svmmap._svmlight_reader"]
+
+_PAUSE_IN_IMPORT = """\
+import importlib.abc, sys
+import svmmap.console as c
+
+phase = sys.argv[1]
+
+class PauseInImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == phase:
+            sys.meta_path.remove(self)
+            print('importing', name, flush=True)
+            sys.stdin.readline()  # returns once the test has sent SIGINT
+        return None
+
+sys.meta_path.insert(0, PauseInImport())
+command = getattr(c, sys.argv[2])
+sys.argv[:3] = ['svmmap']
+sys.exit(command())
+"""
+
+
+@pytest.mark.parametrize("phase", _IMPORT_PHASES)
 @pytest.mark.parametrize("command", ["learn_main", "classify_main", "baseline_learn_main"])
-def test_ctrl_c_while_the_command_imports_is_one_line(files, command, delay):
+def test_ctrl_c_while_the_command_imports_is_one_line(files, command, phase):
     """The console scripts' entry points (svmmap.console) catch Ctrl-C from their first line:
-    the child reports 'ready' once the entry module is loaded, and is interrupted ``delay``
-    seconds later while it imports the command (numpy, scipy, the extensions: about a second),
-    including inside a C extension's initialisation (numpy turned a Ctrl-C there into
+    the child announces that it has started importing ``phase`` and is interrupted there,
+    while it imports the command (numpy, scipy, the extensions), the rest of the import and the
+    C extensions' initialisation still to run (numpy turned a Ctrl-C there into
     'ImportError: PyCapsule_Import could not import module "datetime"' with a traceback).
     The interpreter's own start-up before that (site, under 0.1 s) is Python's, not svmmap's."""
-    script = ("import sys, svmmap.console as c\n"
-              "print('ready', flush=True)\n"
-              f"sys.argv[0] = 'svmmap'\nsys.exit(c.{command}())\n")
     args = {"learn_main": [str(files / "train.dat"), str(files / "m")],
             "classify_main": [str(files / "train.dat"), str(files / "model.json"),
                               str(files / "p")],
             "baseline_learn_main": ["--method", "prank", str(files / "train.dat"),
                                     str(files / "m")]}
-    process = subprocess.Popen([shutil.which("python") or "python", "-c", script,
-                                *args[command]], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    assert process.stdout.readline() == "ready\n"
-    time.sleep(delay)  # past the print, into the command's imports
+    process = subprocess.Popen([shutil.which("python") or "python", "-c", _PAUSE_IN_IMPORT,
+                                phase, command, *args[command]], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == f"importing {phase}\n", process.communicate()[1]
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate("sent\n", timeout=120)
     assert "Traceback" not in err
     assert process.returncode == 130, err
-    # on a loaded machine the imports may be done before the signal lands: the learn command
-    # is then interrupted in training and says so in its one last line instead
+    # the held-back SIGINT is delivered once the imports are done: the learn command may then
+    # be in training and says so in its one last line instead
     last = err.strip().splitlines()[-1]
     assert last.endswith(": interrupted") or \
         "training stopped before convergence (interrupted)" in last, err
