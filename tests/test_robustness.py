@@ -133,23 +133,45 @@ def _long_training_file(tmp_path):
     return path
 
 
+# The child runs svmmap_learn's entry point with a pause after the third iteration: it says
+# so and waits until the test has sent SIGINT, so the signal lands in training by construction.
+_PAUSE_IN_TRAINING = """\
+import sys
+import svmstruct_api.learner as learner
+import svmmap.console as console
+
+notify = learner.notify
+
+def pausing_notify(callbacks, hook, *args):
+    notify(callbacks, hook, *args)
+    if hook == "on_iteration" and args[0].iteration == 3:
+        print("paused after iteration 3", flush=True)
+        sys.stdin.readline()  # returns once the test has sent SIGINT
+
+learner.notify = pausing_notify
+sys.argv[0] = "svmmap_learn"
+sys.exit(console.learn_main())
+"""
+
+
 def test_ctrl_c_writes_the_best_model_so_far_marked_not_converged(tmp_path):
     train, model = _long_training_file(tmp_path), tmp_path / "model.json"
-    exe = shutil.which("svmmap_learn")
-    proc = subprocess.Popen([exe, "-c", "1e6", "-e", "1e-6", "-w", "0", "-v", "2",
-                             str(train), str(model)],
+    proc = subprocess.Popen([shutil.which("python") or "python", "-c", _PAUSE_IN_TRAINING,
+                             "-c", "1e6", "-e", "1e-6", "-w", "0", "-v", "2",
+                             str(train), str(model)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # wait until a few iterations have run, then interrupt
-    for line in proc.stdout:
-        if line.startswith("iter    3"):
+    for line in proc.stdout:  # -v 2: the iteration lines come first
+        if line == "paused after iteration 3\n":
             break
+    else:
+        pytest.fail(proc.communicate()[1])
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate("sent\n", timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "interrupted" in stderr
     document = json.loads(model.read_text())
     assert document["training"]["status"] == "interrupted"
-    assert document["training"]["iterations"] >= 3
+    assert document["training"]["iterations"] == 3
 
 
 @pytest.mark.parametrize("limit, status", [(["--max-iter", "2"], "max_iter"),
