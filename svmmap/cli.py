@@ -42,16 +42,13 @@ from .cli_common import (
     warnings_as_notes,
 )
 from .errors import InputFormatError, SVMMapError
+from .measures import help_text, parse_loss, parse_select_metric
 from .options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
     DEFAULT_SELECT_TOL,
-    LOSS_HELP,
     MAX_ABS_VALUE,
     ORACLES,
-    SELECT_METRIC_HELP,
-    SELECT_METRIC_RE,
-    parse_loss,
 )
 from .params import check_svmmap
 
@@ -126,9 +123,11 @@ def _select_tol(text):
 
 
 def _select_metric(text):
-    if not SELECT_METRIC_RE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"must be {SELECT_METRIC_HELP}, got {text!r}")
-    return text.lower()
+    try:
+        return parse_select_metric(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {help_text('select')}, got {text!r}") \
+            from None
 
 
 def _column_list(text):
@@ -178,7 +177,7 @@ def _learn_parser():
                              "at random (RankLib's -tvs), instead of a --vali file")
     parser.add_argument("--select-metric", default="map", type=_select_metric,
                         metavar="NAME",
-                        help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
+                        help=f"validation measure that chooses C: {help_text('select')} "
                              "(default map)")
     parser.add_argument("--select-tol", type=_select_tol, default=DEFAULT_SELECT_TOL,
                         metavar="T",
@@ -200,9 +199,9 @@ def _learn_parser():
                         help=f"-w 4: outputs remembered per query (default "
                              f"{DEFAULT_CACHE_SIZE})")
     parser.add_argument("-l", "--loss", type=_loss, default="map", metavar="LOSS",
-                        help=f"what is optimised: {LOSS_HELP}.  map: 1 - AP (default); roc: "
-                             "1 - ROC-area; acc: classification error (SVM with bias); "
-                             "ndcg@k, mrr, p@k, rprec: 1 - that measure, with the joint "
+                        help=f"what is optimised: {help_text('loss')}.  map: 1 - AP "
+                             "(default); roc: 1 - ROC-area; acc: classification error (SVM "
+                             "with bias); the others: 1 - that measure, with the joint "
                              "feature map of map and an exact oracle (ndcg: the whole "
                              "ranking; gain 2^label - 1, discount 1/log2(1 + rank))")
     parser.add_argument("-v", "--verbose", type=int, default=1,

@@ -7,7 +7,8 @@ through :func:`select_c`.
 Validation queries come from a validation set or, without one, from a random fraction of the
 training queries (:func:`holdout`, RankLib's ``-tvs``).  The chosen C is the smallest whose
 validation measure is within ``select_tol`` of the best (:func:`choose`): values that close are
-ties, and ties go to the smallest C (the simplest model), as in svmmap.experiments.selection.
+ties, and ties go to the smallest C (the simplest model); svmmap.experiments.selection chooses
+by the same rule with no tolerance.
 The default 0.0005 treats values that agree to 3 decimals as ties: a near-optimal fit's
 validation MAP moves by that much with how close to the optimum training stopped
 (benchmarks/results/defaults.md), so a plain argmax would pick between two C values of equal
@@ -17,13 +18,14 @@ merit by numerical accident.
 import math
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 
 from . import metrics, training
 from .collection import check_features
 from .errors import InputFormatError
-from .options import SELECT_METRIC_HELP, SELECT_METRIC_RE
+from .measures import parse_select_metric
 from .params import Interval, Sequence, Text
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
@@ -46,29 +48,21 @@ def check_cs(Cs):
 
 
 def validation_measure(name):
-    """The function (scores, labels, qid) -> mean measure of a ``select_metric`` name (LETOR
-    convention, svmmap.metrics): "map", "ndcg" (full ranking), "ndcg@k", "p@k", "mrr" or
-    "roc"."""
-    if not (isinstance(name, str) and SELECT_METRIC_RE.fullmatch(name)):
-        raise ValueError(f"select_metric must be {SELECT_METRIC_HELP}, got {name!r}")
-    base, _, cutoff = name.lower().partition("@")
-    k = int(cutoff) if cutoff else None
-    if base == "map":
-        return metrics.mean_average_precision
-    if base == "mrr":
-        return metrics.mean_reciprocal_rank
-    if base == "roc":
-        return metrics.roc_area
-    if base == "ndcg":
-        return lambda scores, y, qid: metrics.ndcg_at_k(scores, y, qid, k=k)
-    return lambda scores, y, qid: metrics.precision_at_k(scores, y, qid, k=k)
+    """The function (scores, labels, qid) -> mean measure (LETOR convention,
+    svmmap.metrics.measure_mean) of a validation measure's name, case-insensitive: a measure
+    of svmmap.measures that model selection may choose by ("map", "ndcg", "ndcg@10",
+    "err@10", ...: svmmap.measures.help_text("select")); ValueError for another name."""
+    return partial(metrics.measure_mean, parse_select_metric(name))
 
 
 def choose(values, select_tol=0.0):
-    """Index of the chosen value: the first (smallest C) whose measure is at least
-    max(values) - select_tol (select_tol = 0: the first maximum)."""
+    """Index of the chosen value, values in increasing model capacity (C): the first whose
+    measure is at least max(values) - select_tol (select_tol = 0: the first maximum).  A NaN
+    value (a measure undefined on the validation queries) is never chosen unless all are."""
     values = np.asarray(values, dtype=float)
-    return int(np.flatnonzero(values >= values.max() - select_tol)[0])
+    if np.all(np.isnan(values)):
+        return 0
+    return int(np.flatnonzero(values >= np.nanmax(values) - select_tol)[0])
 
 
 def holdout_split(qid, fraction, random_state=0):

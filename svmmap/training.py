@@ -17,13 +17,12 @@ from svmstruct_api.qp import QPError
 
 from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
-from .options import MEASURE_KINDS
+from .measures import MEASURES, parse_loss
 from .params import SVMMAP_DEFAULTS
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
-#: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
-PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin,
-           **{base: MeasurePlugin for base in MEASURE_KINDS}}
+#: the plugin classes the measure registry's records name (svmmap.measures: Measure.plugin)
+PLUGINS = {cls.__name__: cls for cls in (AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin)}
 #: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
 MAX_FEATURES = 2**27
 
@@ -89,18 +88,21 @@ def prepare(params, X, y, qid, sample_weight=None):
 
 
 def make_plugin(params, collection, document_weights=None, queries=None):
-    """The structured model of ``params["loss"]`` over the training collection
-    (``document_weights``: loss="acc" only, per document in grouped order; ``queries``: the
-    ranking losses' training queries, None for all: see RankingPlugin)."""
+    """The structured model of ``params["loss"]`` over the training collection: the plugin
+    its measure's registry record names (svmmap.measures), with the settings that plugin
+    takes (``document_weights``: AccuracyPlugin only, per document in grouped order;
+    ``queries``: the ranking plugins' training queries, None for all: see RankingPlugin)."""
     loss, n_threads = params["loss"], params["n_threads"]
-    if loss == "acc":
+    plugin = PLUGINS[MEASURES[parse_loss(loss)[0]].plugin]
+    if plugin is AccuracyPlugin:
         return AccuracyPlugin(collection, cost_ratio=params["cost_ratio"],
                               document_weights=document_weights)
-    if loss == "roc":
-        return RocPlugin(collection, n_threads=n_threads, queries=queries)
-    if loss != "map":
+    if plugin is MapPlugin:
+        return MapPlugin(collection, n_threads=n_threads, oracle=params["oracle"],
+                         queries=queries)
+    if plugin is MeasurePlugin:
         return MeasurePlugin(collection, loss, n_threads=n_threads, queries=queries)
-    return MapPlugin(collection, n_threads=n_threads, oracle=params["oracle"], queries=queries)
+    return plugin(collection, n_threads=n_threads, queries=queries)
 
 
 def learner(params, C, callbacks=()):

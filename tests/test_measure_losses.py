@@ -8,7 +8,7 @@ import pytest
 
 from svmmap import SVMMap
 from svmmap.collection import QueryCollection
-from svmmap.options import parse_loss
+from svmmap.measures import parse_loss
 from svmmap.plugins import MeasurePlugin
 from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import StructuredModel

@@ -115,7 +115,7 @@ def _without_seconds(document):
     (["-c", "1,10"], "give --vali FILE or --holdout FRACTION"),
     (["-c", "1,10", "--vali", "v", "--holdout", "0.2"], "give one"),
     (["--holdout", "1.5"], "must be a fraction"),
-    (["--select-metric", "foo"], "must be map, ndcg"),
+    (["--select-metric", "foo"], "must be map, map@k, ndcg"),
     (["-c", "1,1"], "listed twice"),
     (["--select-tol", "-0.1"], "argument --select-tol: must be a number >= 0"),
     (["--select-tol", "nan"], "argument --select-tol: must be a number >= 0"),

@@ -1,10 +1,12 @@
 """Model selection: train a method for every value of its grid on the training queries and
 keep the model with the highest validation MAP (LETOR convention, :mod:`svmmap.metrics`), or
-for an SVM trained for another measure (``Method.measure``: ndcg@10, mrr, ...) that measure.
-Ties go to the earliest value of the grid (grids are listed in increasing capacity, so the
-simplest model wins).  A grid value whose training fails in the QP solver
-(:class:`svmstruct_api.qp.QPError`) is skipped and recorded in ``Selected.failed``, so one
-numerically hard problem does not end a long experiment; the tables report such failures."""
+for an SVM trained for another measure (``Method.measure``: ndcg@10, mrr, ...) that measure
+(svmmap.selection.validation_measure).  Ties go to the earliest value of the grid (grids are
+listed in increasing capacity, so the simplest model wins): svmmap.selection.choose, the tie
+rule of ``svmmap_learn -c C1,C2,...``, without its tolerance.  A grid value whose training
+fails in the QP solver (:class:`svmstruct_api.qp.QPError`) is skipped and recorded in
+``Selected.failed``, so one numerically hard problem does not end a long experiment; the
+tables report such failures."""
 
 import time
 import warnings
@@ -14,8 +16,7 @@ import numpy as np
 
 from svmstruct_api.qp import QPError
 
-from .. import metrics
-from ..options import parse_loss
+from ..selection import choose, validation_measure
 from .registry import predict
 
 
@@ -86,26 +87,12 @@ def low_end_stable(selected, train, split, factor=100.0):
     return same_ranking(selected.scores(split), predict(smaller, split), split.qid)
 
 
-def validation_measure(measure, scores, split):
-    """The mean of ``measure`` (a loss name: "map", "ndcg@10", "ndcg", "mrr", "p@10",
-    "rprec") over the queries of ``split`` ranked by ``scores`` (LETOR convention)."""
-    base, k = parse_loss(measure)
-    if base == "ndcg":
-        return metrics.ndcg_at_k(scores, split.y, split.qid, k=k)
-    if base == "p":
-        return metrics.precision_at_k(scores, split.y, split.qid, k=k)
-    if base == "mrr":
-        return metrics.mean_reciprocal_rank(scores, split.y, split.qid)
-    if base == "rprec":
-        return metrics.r_precision(scores, split.y, split.qid)
-    return metrics.mean_average_precision(scores, split.y, split.qid)
-
-
 def select(method, train, vali):
     """Fit ``method`` on ``train`` for each grid value; pick by the method's validation
     measure (MAP unless it is an SVM trained for another) on ``vali`` (Splits)."""
     start = time.perf_counter()
-    best, vali_map, failed = None, {}, []
+    measure = validation_measure(method.measure)
+    fitted, vali_map, failed = [], {}, []
     grid = method.grid_for(train.X.shape[1])
     for value in grid:
         try:
@@ -113,11 +100,11 @@ def select(method, train, vali):
         except QPError as err:
             failed.append((value, str(err)))
             continue
-        vali_map[value] = validation_measure(method.measure, predict(model, vali), vali)
-        if best is None or vali_map[value] > vali_map[best[0]]:
-            best = (value, model)
-    if best is None:
+        vali_map[value] = measure(predict(model, vali), vali.y, vali.qid)
+        fitted.append((value, model))
+    if not fitted:
         raise QPError(f"{method.label}: training failed for every grid value; first: "
                       f"{failed[0][0]}: {failed[0][1]}")
-    return Selected(method, grid, best[0], best[1], vali_map, time.perf_counter() - start,
+    value, model = fitted[choose([vali_map[v] for v, _ in fitted])]
+    return Selected(method, grid, value, model, vali_map, time.perf_counter() - start,
                     failed)
