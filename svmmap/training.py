@@ -18,7 +18,8 @@ from svmstruct_api.qp import QPError
 from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
-from .params import SVMMAP_DEFAULTS
+from .model_file import damage_reported, renamed
+from .params import SVMMAP_DEFAULTS, check_svmmap
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
 #: the plugin classes the measure registry's records name (svmmap.measures: Measure.plugin)
@@ -226,6 +227,40 @@ def restore(params, n_features_in, model, record):
         seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
         rel_gap=_float_or_none(params["rel_gap"]))
     return fitted
+
+
+def file_scorer(document, path):
+    """(n_features_in, scores(X, qid)) of an svmmap model file's checked document (the scorer
+    svmmap.model_file.load_scorer uses for this kind): restored and scored here, without the
+    estimator, so without scikit-learn unless the model bins features."""
+    with damage_reported(path, "damaged model file: bad params ({})"):
+        params = params_from_file(document["params"])
+        check_svmmap("SVMMap", params)
+    with damage_reported(path, "damaged model file (svmmap: {})"):
+        fitted = restore(params, document["n_features_in"], document["model"],
+                         document["training"])
+    return document["n_features_in"], lambda X, qid: scores(fitted, X, qid)
+
+
+def upgrade_v1(document, v2):
+    """The svmmap part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind):
+    the weights and a feature map's thresholds at the top level become ``model``, the feature
+    map's parameters (``features``, ``columns``) ``feature_map`` (``base_columns``)."""
+    coef, n_features = document.get("coef"), document.get("n_features")
+    if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
+        raise ValueError("coef does not match n_features")
+    model = {"coef": coef, "intercept": document["intercept"]}
+    if "feature_map" in document:
+        v2["n_features_in"] = document["feature_map"]["n_input_features"]
+        model["thresholds"] = document["feature_map"]["thresholds"]
+    params = v2["params"]
+    if isinstance(params.get("features"), dict):
+        params["feature_map"] = renamed(params.pop("features"), {"columns": "base_columns"})
+    elif "features" in params:
+        params["feature_map"] = params.pop("features")
+    if v2["training"] is not None:
+        v2["training"].pop("formulation", None)  # params["algorithm"]
+    v2["model"] = model
 
 
 def scores(fitted, X, qid=None):
