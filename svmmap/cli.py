@@ -167,14 +167,16 @@ def _learn_parser():
     parser.add_argument("-c", "--C", dest="C", type=_c_values, default=[1.0],
                         metavar="C[,C...]",
                         help="trade-off C between training error and margin (default 1); "
-                             "several values, e.g. 0.1,1,10,100,1000, with --vali or "
+                             "several values, e.g. 0.1,1,10,100,1000, with --eval-set or "
                              "--holdout: trained along a warm-started path from small to "
                              "large C, the one best on the validation queries kept")
-    parser.add_argument("--vali", default=None, metavar="FILE",
-                        help="validation file that chooses C among the -c values")
+    parser.add_argument("--eval-set", "--vali", "--valid", dest="eval_set", default=None,
+                        metavar="FILE",
+                        help="validation file that chooses C among the -c values (aliases "
+                             "--vali, --valid)")
     parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
                         help="choose C on this fraction of the training queries, held out "
-                             "at random (RankLib's -tvs), instead of a --vali file")
+                             "at random (RankLib's -tvs), instead of an --eval-set file")
     parser.add_argument("--select-metric", default="map", type=_select_metric,
                         metavar="NAME",
                         help=f"validation measure that chooses C: {help_text('select')} "
@@ -295,14 +297,14 @@ def _learn_options(parser, args):
     if args.epsilon is None and args.rel_gap is None:
         parser.error("-e off and --rel-gap off leave training without a stopping rule: give "
                      "one of them a value")
-    if args.vali is not None and args.holdout is not None:
-        parser.error("--vali and --holdout both choose the validation queries: give one")
-    if len(args.C) > 1 and args.vali is None and args.holdout is None:
-        parser.error("several -c values are chosen among on validation queries: give --vali "
+    if args.eval_set is not None and args.holdout is not None:
+        parser.error("--eval-set and --holdout both choose the validation queries: give one")
+    if len(args.C) > 1 and args.eval_set is None and args.holdout is None:
+        parser.error("several -c values are chosen among on validation queries: give --eval-set "
                      "FILE or --holdout FRACTION")
-    if (args.vali is not None or args.holdout is not None) and \
+    if (args.eval_set is not None or args.holdout is not None) and \
             (args.dask_workers or args.scheduler):
-        parser.error("choosing C on validation queries (--vali, --holdout) runs on one "
+        parser.error("choosing C on validation queries (--eval-set, --holdout) runs on one "
                      "machine: leave out --dask-workers / --scheduler")
     per_query = PER_QUERY.get(args.acc_variant)
     n_thresholds = args.n_thresholds if args.n_thresholds is not None else (
@@ -370,7 +372,7 @@ def learn_main(argv=None):
     params = _learn_model(parser, args)
 
     def learn():
-        selecting = args.vali is not None or args.holdout is not None
+        selecting = args.eval_set is not None or args.holdout is not None
         callbacks = _learn_callbacks(args.verbose)
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_notes("svmmap_learn", show=args.verbose >= 1))
@@ -392,7 +394,7 @@ def learn_main(argv=None):
             if selecting:
                 from .selection import path_table
 
-                source = args.vali if args.vali is not None else \
+                source = args.eval_set if args.eval_set is not None else \
                     f"{args.holdout:g} of the training queries held out"
                 print(path_table(fitted["selection_"], source))
             print(result.report())
@@ -417,7 +419,7 @@ def _learn_here(args, params, selecting, callbacks, started):
     from .io import input_files, load_query_weights, load_svmlight
     from .model_file import model_content, write_model
 
-    vali_files = [] if args.vali is None else input_files(args.vali)
+    vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights])
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
@@ -439,8 +441,8 @@ def _learn_here(args, params, selecting, callbacks, started):
     if selecting:
         from . import selection
 
-        if args.vali is not None:
-            vali, source = load_svmlight(args.vali, n_features=n_features,
+        if args.eval_set is not None:
+            vali, source = load_svmlight(args.eval_set, n_features=n_features,
                                          max_abs_value=MAX_ABS_VALUE,
                                          n_threads=args.n_threads), "eval_set"
         else:
