@@ -1,6 +1,6 @@
-"""SVMMapCV: SVMMap with C chosen on validation queries along a warm-started path of C values
-(the scikit-learn estimator of svmmap.selection, which holds the path, the tie rule and the
-held-out split)."""
+"""SVMMapCV: SVMMap with C chosen on validation queries along a warm-started path of C values:
+the scikit-learn estimator over svmmap.selection (the one module of model selection, which
+holds the path, the validation measure, the tie rule and the held-out split)."""
 
 from sklearn.utils.validation import check_is_fitted
 

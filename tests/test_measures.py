@@ -136,10 +136,23 @@ def test_models_are_selected_by_err():
 
 
 def test_the_experiments_select_by_the_same_measures_and_tie_rule():
-    from svmmap.experiments import selection as experiments_selection
+    """svmmap.selection.select (the experiments' grid) chooses by the method's measure and
+    gives ties to the earliest grid value, as select_c does."""
+    import scipy.sparse as sp
 
-    assert experiments_selection.validation_measure is validation_measure
-    assert experiments_selection.choose is choose
+    from svmmap.experiments.datasets import Split
+    from svmmap.experiments.registry import Method, SingleFeature
+    from svmmap.selection import select
+
+    X, y, qid = graded_collection(seed=5)
+    good = y + np.random.default_rng(5).normal(scale=0.1, size=len(y))
+    columns = np.column_stack([-good, good, good, X[:, 0]])  # 1 and 2 tie, 0 is worst
+    split = Split(sp.csr_matrix(columns), y, qid)
+    for measure in ("err@5", "map", "ndcg@3"):
+        method = Method("f", "F", SingleFeature, [0, 3, 2, 1], "feature", measure)
+        chosen = select(method, split, split)
+        assert chosen.value == 2 and chosen.vali_map[2] == chosen.vali_map[1]
+        assert chosen.vali_map[3] == validation_measure(measure)(X[:, 0], y, qid)
 
 
 # -- one record is a new measure ------------------------------------------------------------
@@ -182,6 +195,10 @@ def test_a_new_record_is_a_loss_a_reported_and_a_selection_measure(fake_measure)
     assert metrics.evaluate(scores, y, qid, measures="fake@3") == \
         {"FAKE@3": ndcg, "queries": 14}
     assert validation_measure("fake@3")(scores, y, qid) == ndcg
+    # the experiments' SVMs for the measures beyond MAP
+    from svmmap.experiments import registry
+
+    assert list(registry._measure_losses())[-2:] == ["fake@10", "fake"]
 
 
 def test_without_the_record_the_name_is_refused_everywhere():

@@ -2,10 +2,10 @@
 
 A :class:`Method` is a name, a factory ``factory(value) -> estimator`` (an object with
 ``fit(X, y, qid)`` returning itself and ``decision_function(X)`` returning one score per row)
-and the grid of values the factory is tried with; model selection (:mod:`.selection`) picks
-the value with the best validation MAP.  Methods whose implementation is not importable in
-this installation (another loss, ``svmmap.baselines``) are simply absent from
-:func:`available_methods`.
+and the grid of values the factory is tried with; model selection
+(:func:`svmmap.selection.select`) picks the value with the best validation MAP.  Methods
+whose implementation is not importable in this installation (another loss,
+``svmmap.baselines``) are simply absent from :func:`available_methods`.
 
 Adding a method is one entry in :data:`CANDIDATES`: a function returning a :class:`Method`,
 or ``None`` when its code is not available.
@@ -65,14 +65,6 @@ class Method:
         factory = self.factory
         return Method(self.name, self.label, lambda value: factory(value).set_params(**params),
                       self.grid, self.param, self.measure)
-
-
-def predict(model, split):
-    """``model.decision_function`` on a Split, passing the query ids to estimators that take
-    them (a feature map working within queries needs them)."""
-    if "qid" in inspect.signature(model.decision_function).parameters:
-        return model.decision_function(split.X, split.qid)
-    return model.decision_function(split.X)
 
 
 class SingleFeature:
