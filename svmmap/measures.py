@@ -19,7 +19,7 @@ for it, its oracle in :mod:`svmmap._loss_kernels`).  This module imports nothing
 standard library: the commands parse and check their arguments with it before numpy loads.
 """
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 #: cutoff rules: the name takes no ``@k``; may take one (without it: the whole ranking); must
 NO_CUTOFF, OPTIONAL_CUTOFF, REQUIRED_CUTOFF = "none", "optional", "required"
@@ -27,9 +27,13 @@ NO_CUTOFF, OPTIONAL_CUTOFF, REQUIRED_CUTOFF = "none", "optional", "required"
 USES = ("loss", "report", "select")
 
 
-@dataclass(frozen=True)
-class Measure:
-    """One ranking measure (module docstring).
+_FIELDS = ("name", "label", "cutoff", "metric", "help", "plugin", "oracle", "loss_cutoff",
+           "select")
+
+
+class Measure(namedtuple("Measure", _FIELDS, defaults=(None, None, None, True))):
+    """One ranking measure (module docstring); a named tuple (dataclasses would import
+    ``inspect``, a tenth of the commands' start-up).
 
     ``name``: lower-case, as users write it (``"ndcg"``; ``"ndcg@10"`` with a cutoff).
     ``label``: how results print it (``"NDCG"``, ``"NDCG@10"``).
@@ -45,15 +49,7 @@ class Measure:
     ``select``: whether model selection may choose by it.
     """
 
-    name: str
-    label: str
-    cutoff: str
-    metric: str
-    help: str
-    plugin: str = None
-    oracle: str = None
-    loss_cutoff: str = None
-    select: bool = True
+    __slots__ = ()
 
     def cutoff_rule(self, use):
         """The cutoff rule of this measure's name for ``use`` (one of USES)."""

@@ -31,8 +31,8 @@ and the kind's own upgrade, and load as before.
 
 import importlib
 import json
+from collections import namedtuple
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from .atomic import write_text_atomically
@@ -49,8 +49,8 @@ DAMAGED_MODEL_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexEr
 
 
 
-@dataclass(frozen=True)
-class ModelKind:
+class ModelKind(namedtuple("ModelKind", ("estimator", "upgrade_v1", "scorer"),
+                           defaults=(None,))):
     """Where the code of a model kind is, as ``"module:name"`` paths (imported only when a file
     of that kind is read).
 
@@ -64,9 +64,7 @@ class ModelKind:
     estimator's decision_function.
     """
 
-    estimator: str
-    upgrade_v1: str
-    scorer: str = None
+    __slots__ = ()
 
 
 #: kind -> its ModelKind

@@ -6,7 +6,6 @@ import argparse
 import shutil
 import subprocess
 import sys
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -161,7 +160,7 @@ def test_the_experiments_select_by_the_same_measures_and_tie_rule():
 @pytest.fixture()
 def fake_measure(monkeypatch):
     """A measure "fake" registered as one record: NDCG under another name and label."""
-    record = replace(measures.MEASURES["ndcg"], name="fake", label="FAKE")
+    record = measures.MEASURES["ndcg"]._replace(name="fake", label="FAKE")
     monkeypatch.setitem(measures.MEASURES, "fake", record)
     return record
 
