@@ -120,6 +120,17 @@ def test_classify_reports_err(tmp_path):
         ["MAP", "ERR@5", "queries"]
 
 
+def test_classify_refuses_err_of_grades_beyond_4_in_one_line(tmp_path):
+    data, model = tmp_path / "d.txt", tmp_path / "m.json"
+    data.write_text("5 qid:1 1:1\n0 qid:1 1:0\n")
+    SVMMap().fit(np.array([[1.0], [0.0]]), np.array([5.0, 0.0])).save(model)
+    proc = subprocess.run([shutil.which("svmmap_classify"), "--metrics", "err@3", data, model,
+                           tmp_path / "p.txt"], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr == f"svmmap_classify: error: {data}: ERR takes grades 0 to 4 (gdeval's " \
+        "scale: stopping probability (2^g - 1) / 2^4), got label 5\n"
+
+
 def test_models_are_selected_by_err():
     X, y, qid = graded_collection(seed=3, n_queries=30)
     train, vali = qid < 20, qid >= 20
