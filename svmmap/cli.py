@@ -42,16 +42,13 @@ from .cli_common import (
     warnings_as_notes,
 )
 from .errors import InputFormatError, SVMMapError
+from .measures import help_text, parse_loss, parse_select_metric
 from .options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
     DEFAULT_SELECT_TOL,
-    LOSS_HELP,
     MAX_ABS_VALUE,
     ORACLES,
-    SELECT_METRIC_HELP,
-    SELECT_METRIC_RE,
-    parse_loss,
 )
 from .params import check_svmmap
 
@@ -126,9 +123,11 @@ def _select_tol(text):
 
 
 def _select_metric(text):
-    if not SELECT_METRIC_RE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"must be {SELECT_METRIC_HELP}, got {text!r}")
-    return text.lower()
+    try:
+        return parse_select_metric(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {help_text('select')}, got {text!r}") \
+            from None
 
 
 def _column_list(text):
@@ -168,17 +167,19 @@ def _learn_parser():
     parser.add_argument("-c", "--C", dest="C", type=_c_values, default=[1.0],
                         metavar="C[,C...]",
                         help="trade-off C between training error and margin (default 1); "
-                             "several values, e.g. 0.1,1,10,100,1000, with --vali or "
+                             "several values, e.g. 0.1,1,10,100,1000, with --eval-set or "
                              "--holdout: trained along a warm-started path from small to "
                              "large C, the one best on the validation queries kept")
-    parser.add_argument("--vali", default=None, metavar="FILE",
-                        help="validation file that chooses C among the -c values")
+    parser.add_argument("--eval-set", "--vali", "--valid", dest="eval_set", default=None,
+                        metavar="FILE",
+                        help="validation file that chooses C among the -c values (aliases "
+                             "--vali, --valid)")
     parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
                         help="choose C on this fraction of the training queries, held out "
-                             "at random (RankLib's -tvs), instead of a --vali file")
+                             "at random (RankLib's -tvs), instead of an --eval-set file")
     parser.add_argument("--select-metric", default="map", type=_select_metric,
                         metavar="NAME",
-                        help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
+                        help=f"validation measure that chooses C: {help_text('select')} "
                              "(default map)")
     parser.add_argument("--select-tol", type=_select_tol, default=DEFAULT_SELECT_TOL,
                         metavar="T",
@@ -200,9 +201,9 @@ def _learn_parser():
                         help=f"-w 4: outputs remembered per query (default "
                              f"{DEFAULT_CACHE_SIZE})")
     parser.add_argument("-l", "--loss", type=_loss, default="map", metavar="LOSS",
-                        help=f"what is optimised: {LOSS_HELP}.  map: 1 - AP (default); roc: "
-                             "1 - ROC-area; acc: classification error (SVM with bias); "
-                             "ndcg@k, mrr, p@k, rprec: 1 - that measure, with the joint "
+                        help=f"what is optimised: {help_text('loss')}.  map: 1 - AP "
+                             "(default); roc: 1 - ROC-area; acc: classification error (SVM "
+                             "with bias); the others: 1 - that measure, with the joint "
                              "feature map of map and an exact oracle (ndcg: the whole "
                              "ranking; gain 2^label - 1, discount 1/log2(1 + rank))")
     parser.add_argument("-v", "--verbose", type=int, default=1,
@@ -296,14 +297,14 @@ def _learn_options(parser, args):
     if args.epsilon is None and args.rel_gap is None:
         parser.error("-e off and --rel-gap off leave training without a stopping rule: give "
                      "one of them a value")
-    if args.vali is not None and args.holdout is not None:
-        parser.error("--vali and --holdout both choose the validation queries: give one")
-    if len(args.C) > 1 and args.vali is None and args.holdout is None:
-        parser.error("several -c values are chosen among on validation queries: give --vali "
+    if args.eval_set is not None and args.holdout is not None:
+        parser.error("--eval-set and --holdout both choose the validation queries: give one")
+    if len(args.C) > 1 and args.eval_set is None and args.holdout is None:
+        parser.error("several -c values are chosen among on validation queries: give --eval-set "
                      "FILE or --holdout FRACTION")
-    if (args.vali is not None or args.holdout is not None) and \
+    if (args.eval_set is not None or args.holdout is not None) and \
             (args.dask_workers or args.scheduler):
-        parser.error("choosing C on validation queries (--vali, --holdout) runs on one "
+        parser.error("choosing C on validation queries (--eval-set, --holdout) runs on one "
                      "machine: leave out --dask-workers / --scheduler")
     per_query = PER_QUERY.get(args.acc_variant)
     n_thresholds = args.n_thresholds if args.n_thresholds is not None else (
@@ -371,7 +372,7 @@ def learn_main(argv=None):
     params = _learn_model(parser, args)
 
     def learn():
-        selecting = args.vali is not None or args.holdout is not None
+        selecting = args.eval_set is not None or args.holdout is not None
         callbacks = _learn_callbacks(args.verbose)
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_notes("svmmap_learn", show=args.verbose >= 1))
@@ -393,7 +394,7 @@ def learn_main(argv=None):
             if selecting:
                 from .selection import path_table
 
-                source = args.vali if args.vali is not None else \
+                source = args.eval_set if args.eval_set is not None else \
                     f"{args.holdout:g} of the training queries held out"
                 print(path_table(fitted["selection_"], source))
             print(result.report())
@@ -418,7 +419,7 @@ def _learn_here(args, params, selecting, callbacks, started):
     from .io import input_files, load_query_weights, load_svmlight
     from .model_file import model_content, write_model
 
-    vali_files = [] if args.vali is None else input_files(args.vali)
+    vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights])
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
@@ -440,8 +441,8 @@ def _learn_here(args, params, selecting, callbacks, started):
     if selecting:
         from . import selection
 
-        if args.vali is not None:
-            vali, source = load_svmlight(args.vali, n_features=n_features,
+        if args.eval_set is not None:
+            vali, source = load_svmlight(args.eval_set, n_features=n_features,
                                          max_abs_value=MAX_ABS_VALUE,
                                          n_threads=args.n_threads), "eval_set"
         else:

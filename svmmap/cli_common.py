@@ -16,7 +16,8 @@ from svmstruct_api.options import QPError
 
 from .atomic import check_output
 from .errors import SVMMapError, error_line
-from .options import CONVENTIONS, MAX_ABS_VALUE, METRICS_HELP, parse_metrics
+from .measures import help_text, parse_metrics
+from .options import CONVENTIONS, MAX_ABS_VALUE
 from .params import ParameterError
 
 
@@ -99,8 +100,8 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
                              "1/log2(rank+1)); both count a query without a relevant document "
                              "with AP 0")
     parser.add_argument("--metrics", type=_metrics, default=None, metavar="LIST",
-                        help=f"what to report, in this order: {METRICS_HELP} (default: MAP, "
-                             "NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
+                        help=f"what to report, in this order: {help_text('report')} "
+                             "(default: MAP, NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
     add_group_option(parser)
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
                         default=1, metavar="N",

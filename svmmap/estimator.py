@@ -27,13 +27,14 @@ class SVMMap(BaseRanker):
     Parameters
     ----------
     C : float, regularisation trade-off (see above).
-    loss : "map" (Delta = 1 - AP), "roc" (Delta = 1 - ROC-area, the paper's SVM-ROC),
-        "acc" (a classification SVM with bias, relevant = +1: the paper's SVM-ACC), or a
-        ranking measure on the same joint feature map as "map" (svmmap._loss_kernels, each
-        with an exact separation oracle): "ndcg@k" (Delta = 1 - NDCG@k, gain 2^label - 1,
-        discount 1/log2(1 + r)), "ndcg" (k = the query's size), "mrr" (1 - reciprocal rank
-        of the first relevant document), "p@k" (1 - P@k, normalised by min(k, |P|)) or
-        "rprec" (1 - R-precision); any cutoff k >= 1.
+    loss : the measure optimised, Delta = 1 - measure: a loss of the measure registry
+        (svmmap.measures.help_text("loss") lists them).  "map" (Delta = 1 - AP), "roc"
+        (Delta = 1 - ROC-area, the paper's SVM-ROC), "acc" (a classification SVM with bias,
+        relevant = +1: the paper's SVM-ACC), or a ranking measure on the same joint feature
+        map as "map" (svmmap.plugins.MeasurePlugin, an exact separation oracle each in
+        svmmap._loss_kernels), e.g. "ndcg@10" (gain 2^label - 1, discount 1/log2(1 + r);
+        "ndcg": k = the query's size), "mrr", "p@10" (normalised by min(k, |P|)), "rprec";
+        any cutoff k >= 1.
     epsilon : None (default: off) or the tolerance on constraint violation: training stops
         when no constraint is violated by more than epsilon, so the objective is within
         1.01 C * epsilon of the optimum (the 0.01: each working-set QP is solved to a gap of

@@ -51,7 +51,17 @@ Two conventions, selected by ``convention=``:
 Common to both: AP = (1/R) * sum over relevant ranks r of precision@r, R = number of
 relevant documents of the query.  MAP@k truncates that sum at rank k but still divides by
 R (trec_eval's ``map_cut_k``; LETOR has no MAP@k).  RR = 1 / rank of the first relevant
-document.  ROC-area and best-threshold accuracy do not depend on the order of tied scores.
+document.  ERR@k (Chapelle, Metzler, Zhang & Grinspan, CIKM 2009) is the same in both
+conventions but for the order of ties: ``sum_{r <= k} R_r / r * prod_{i < r} (1 - R_i)``,
+``R_i = (2**g_i - 1) / 2**4`` for the grade ``g_i = max(label, 0)`` at rank i -- the fixed
+largest grade 4 of gdeval, the TREC Web track script ir_measures computes ``ERR@k`` with
+(not the query's own largest grade); grades above 4 are refused, as gdeval refuses them.
+A query without a relevant document has ERR 0 and stays in the mean (gdeval leaves it out
+of its output, and ir_measures fills it in with 0 and averages it in).  ROC-area and
+best-threshold accuracy do not depend on the order of tied scores.
+
+Which names exist (``"ndcg@10"``, ``"err@20"``, ...), how they print and which kernel of
+``_Ranking`` computes each is the measure registry's (svmmap.measures).
 """
 
 from collections import namedtuple
@@ -60,7 +70,8 @@ import numpy as np
 
 from .collection import QueryCollection
 from .errors import InputFormatError
-from .options import CONVENTIONS, parse_metrics
+from .measures import MEASURES, label, parse_metrics
+from .options import CONVENTIONS
 
 __all__ = [
     "CONVENTIONS",
@@ -73,8 +84,10 @@ __all__ = [
     "mean_reciprocal_rank",
     "roc_area",
     "best_threshold_accuracy",
+    "expected_reciprocal_rank",
     "per_query",
     "evaluate",
+    "measure_mean",
 ]
 
 
@@ -274,6 +287,19 @@ class _Ranking:
         idcg = self._sum(ideal * disc)
         return np.divide(dcg, idcg, out=np.zeros(self.n_queries), where=idcg > 0)
 
+    def err(self, k):
+        """ERR@k (module docstring): the probability that a user scanning down the ranking
+        stops at rank r, having passed ranks 1..r-1 without stopping, over r, summed to k."""
+        grade = np.maximum(self.labels, 0.0)
+        if np.any(grade > ERR_MAX_GRADE):
+            raise InputFormatError(
+                f"ERR takes grades 0 to {ERR_MAX_GRADE} (gdeval's scale: stopping probability "
+                f"(2^g - 1) / 2^{ERR_MAX_GRADE}), got label {np.max(grade):g}")
+        stop = (np.exp2(grade) - 1.0) / 2.0 ** ERR_MAX_GRADE
+        go_on = np.log1p(-stop)  # stop < 1: finite
+        reach = np.exp(self._within(go_on) - go_on)  # prod over the ranks above of (1 - R_i)
+        return self._sum(np.where(self.pos <= k, stop * reach / self.pos, 0.0))
+
     def roc(self):
         """Correctly ordered (relevant, non-relevant) pairs / all such pairs; ties 1/2.
 
@@ -312,6 +338,10 @@ class _Ranking:
         return np.ones(self.n_queries, dtype=bool)
 
 
+#: the largest grade of ERR's stopping probability (2^g - 1) / 2^g_max: gdeval's fixed 4
+ERR_MAX_GRADE = 4
+
+
 def _mean(values, mask):
     v = values[mask & ~np.isnan(values)]
     return float(v.mean()) if len(v) else float("nan")
@@ -325,20 +355,25 @@ _KERNELS = {
     "rprec": lambda r, k: r.rprec(),
     "roc": lambda r, k: r.roc(),
     "accuracy": lambda r, k: r.accuracy(),
+    "err": lambda r, k: r.err(_check_k(k, allow_none=False)),
 }
 
+#: names of the kernels besides the registry's (svmmap.measures) and their own
 _ALIASES = {
-    "map": "ap",
     "average_precision": "ap",
     "precision": "p",
-    "mrr": "rr",
     "r_precision": "rprec",
     "recip_rank": "rr",
     "reciprocal_rank": "rr",
     "roc_area": "roc",
-    "acc": "accuracy",
     "best_threshold_accuracy": "accuracy",
 }
+
+
+def _kernel(name):
+    """The ``_KERNELS`` key of a measure name (svmmap.measures), an alias or a kernel."""
+    measure = MEASURES.get(name)
+    return measure.metric if measure is not None else _ALIASES.get(name, name)
 
 
 def _collection(kind, scores, labels, qid, k, convention, docnos, ptr):
@@ -405,8 +440,8 @@ def mean_reciprocal_rank(scores, labels, qid=None, convention="letor", docnos=No
 
 def r_precision(scores, labels, qid=None, convention="letor", docnos=None, *, ptr=None):
     """Mean R-precision: ``(#relevant among the top R) / R`` per query, R its number of
-    relevant documents (trec_eval ``Rprec``); 0 for a query without relevant documents
-    (``"letor"``; ``"trec_eval"`` leaves such queries out)."""
+    relevant documents (trec_eval ``Rprec``); 0 for a query without relevant documents, which
+    stays in the mean (in both conventions, as in trec_eval)."""
     return _collection("rprec", scores, labels, qid, None, convention, docnos, ptr)
 
 
@@ -435,6 +470,17 @@ def best_threshold_accuracy(scores, labels, qid=None, convention="letor", *, ptr
     return _collection("accuracy", scores, labels, qid, None, convention, None, ptr)
 
 
+def expected_reciprocal_rank(scores, labels, qid=None, k=10, convention="letor", docnos=None,
+                             *, ptr=None):
+    """Mean ERR@k: ``sum_{r <= k} R_r / r * prod_{i < r} (1 - R_i)`` per query, with the
+    stopping probability ``R_i = (2**g_i - 1) / 16`` of the grade ``g_i = max(label, 0)``
+    at rank i (Chapelle et al., CIKM 2009, with gdeval's largest grade 4: ir_measures'
+    ``ERR@k``); 0 for a query without a relevant document.  Labels above 4 are refused."""
+    if k is None:
+        _check_k(k, allow_none=False)
+    return _collection("err", scores, labels, qid, k, convention, docnos, ptr)
+
+
 _FUNCTION_KINDS = {
     average_precision: "ap",
     mean_average_precision: "ap",
@@ -445,6 +491,7 @@ _FUNCTION_KINDS = {
     r_precision: "rprec",
     roc_area: "roc",
     best_threshold_accuracy: "accuracy",
+    expected_reciprocal_rank: "err",
 }
 
 
@@ -454,10 +501,11 @@ def per_query(
 ):
     """Per-query values of a metric, with their query ids (e.g. for paired tests).
 
-    ``metric`` is one of this module's metric functions, or a name (``"ap"``/``"map"``,
-    ``"p"``, ``"ndcg"``, ``"rr"``/``"mrr"``, ``"roc"``, ``"accuracy"``), or any other
-    callable ``f(scores_q, labels_q) -> float`` applied to each query's rows (in input
-    order).  ``k`` is the cut-off of AP/P/NDCG (required for P).
+    ``metric`` is one of this module's metric functions, or a name (a measure of
+    svmmap.measures: ``"map"``, ``"p"``, ``"ndcg"``, ``"mrr"``, ``"err"``, ...; or a kernel:
+    ``"ap"``, ``"rr"``, ``"accuracy"``), or any other callable ``f(scores_q, labels_q) ->
+    float`` applied to each query's rows (in input order).  ``k`` is the cut-off of
+    AP/P/NDCG/ERR (required for P and ERR).
 
     Returns :class:`PerQuery` ``(ids, values)`` for the queries counted in the mean:
     every query, unless ``skip_empty`` drops those without relevant documents; ROC
@@ -466,8 +514,7 @@ def per_query(
     """
     kind = _FUNCTION_KINDS.get(metric) if callable(metric) else None
     if kind is None and isinstance(metric, str):
-        name = metric.lower()
-        kind = _ALIASES.get(name, name)
+        kind = _kernel(metric.lower())
         if kind not in _KERNELS:
             raise InputFormatError(f"unknown metric {metric!r}")
     if kind is None and not callable(metric):
@@ -493,11 +540,11 @@ def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), doc
     "queries"}``, or with ``measures`` exactly those, in that order.
 
     ``measures``: a list of names (or one comma-separated string) as
-    :func:`svmmap.options.parse_metrics` reads them: ``map``, ``map@k``, ``ndcg``,
-    ``ndcg@k``, ``p@k``, ``mrr``, ``roc``, ``acc``; the keys are their upper-case forms
-    (``"NDCG@10"``, ``"P@5"``).  Every value is the mean over the queries (``"queries"`` is
-    their number; ROC further skips queries where it is undefined).  ``"NDCG"`` is over the
-    full ranking.  The ranking is computed once.
+    :func:`svmmap.measures.parse_metrics` reads them: ``map``, ``map@k``, ``ndcg``,
+    ``ndcg@k``, ``p@k``, ``err@k``, ... (svmmap.measures.help_text("report")); the keys are
+    their labels (``"NDCG@10"``, ``"P@5"``).  Every value is the mean over the queries
+    (``"queries"`` is their number; ROC further skips queries where it is undefined).
+    ``"NDCG"`` is over the full ranking.  The ranking is computed once.
     """
     if measures is None:
         ks = [_check_k(k, allow_none=False) for k in at]
@@ -513,11 +560,18 @@ def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), doc
     mask = r.counted()
     out = {}
     for name, k in measures:
-        kind = _ALIASES.get(name, name)
-        label = name.upper() + ("" if k is None else f"@{k}")
-        out[label] = _mean(_KERNELS[kind](r, k), mask)
+        out[label(name, k)] = _mean(_KERNELS[_kernel(name)](r, k), mask)
     out["queries"] = int(mask.sum())
     return out
+
+
+def measure_mean(name, scores, labels, qid=None, convention="letor", docnos=None, *,
+                 ptr=None):
+    """The mean over queries of one measure named as svmmap.measures writes it (``"map"``,
+    ``"ndcg@10"``, ``"err@20"``): :func:`evaluate` of that measure alone."""
+    values = evaluate(scores, labels, qid, convention, docnos=docnos, ptr=ptr,
+                      measures=[name])
+    return values[next(iter(values))]
 
 
 #: the recall levels of the 11-point interpolated precision-recall curve

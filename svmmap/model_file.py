@@ -20,14 +20,18 @@ is, and are not written; a loaded model has their defaults.  Timings are left ou
 same data and options give a byte-identical file.  Floats are written with Python's
 shortest round-tripping repr, so a loaded model scores exactly as the saved one did.
 
-``MODEL_KINDS`` is the registry of kinds; ``load_model`` reads a file of any kind, and each
-estimator's ``load`` reads its own.  Version-1 files (kind absent means "svmmap"; fitted state
-at the top level; run-time settings among the parameters) are converted on reading by
-``_upgrade_v1`` and load as before.
+``MODEL_KINDS`` is the registry of kinds: each names, by module path, its estimator, the
+function that upgrades its version-1 content and, optionally, a scorer lighter than the
+estimator.  This module knows the format, not the kinds: it imports their code only when a
+file of that kind is read.  ``load_model`` reads a file of any kind, and each estimator's
+``load`` reads its own.  Version-1 files (kind absent means "svmmap"; fitted state at the top
+level; run-time settings among the parameters) are converted on reading by ``_upgrade_v1``
+and the kind's own upgrade, and load as before.
 """
 
 import importlib
 import json
+from collections import namedtuple
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,12 +47,35 @@ READABLE_VERSIONS = (1, 2)
 DAMAGED_MODEL_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError,
                         OverflowError, RecursionError)
 
-#: kind -> "module:class" of its estimator (imported only when a file of that kind is read)
+
+
+class ModelKind(namedtuple("ModelKind", ("estimator", "upgrade_v1", "scorer"),
+                           defaults=(None,))):
+    """Where the code of a model kind is, as ``"module:name"`` paths (imported only when a file
+    of that kind is read).
+
+    ``estimator``: its estimator class (``_from_document`` restores a checked document).
+    ``upgrade_v1``: ``f(document, v2)``, which fills in the kind's part of a version-1
+    document's version-2 layout: sets ``v2["model"]`` from the document and adjusts
+    ``v2["params"]``, ``v2["training"]`` and ``v2["n_features_in"]`` (the common part
+    already done); raises one of DAMAGED_MODEL_ERRORS for damaged content.
+    ``scorer``: ``f(document, path) -> (n_features_in, scores(X, qid))``, a scorer of a
+    checked document that is lighter than the estimator, or None to score with the
+    estimator's decision_function.
+    """
+
+    __slots__ = ()
+
+
+#: kind -> its ModelKind
 MODEL_KINDS = {
-    "svmmap": "svmmap.estimator:SVMMap",
-    "adarank": "svmmap.baselines.adarank:AdaRank",
-    "rankboost": "svmmap.baselines.rankboost:RankBoost",
-    "prank": "svmmap.baselines.prank:PRank",
+    "svmmap": ModelKind("svmmap.estimator:SVMMap", "svmmap.training:upgrade_v1",
+                        scorer="svmmap.training:file_scorer"),
+    "adarank": ModelKind("svmmap.baselines.adarank:AdaRank",
+                         "svmmap.baselines.adarank:upgrade_v1"),
+    "rankboost": ModelKind("svmmap.baselines.rankboost:RankBoost",
+                           "svmmap.baselines.rankboost:upgrade_v1"),
+    "prank": ModelKind("svmmap.baselines.prank:PRank", "svmmap.baselines.prank:upgrade_v1"),
 }
 
 
@@ -71,10 +98,15 @@ def write_model(path, content):
     write_text_atomically(Path(path), text)
 
 
+def _imported(path):
+    """The object a ``"module:name"`` path names, its module imported."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def model_class(kind):
     """The estimator class of a model kind."""
-    module, name = MODEL_KINDS[kind].split(":")
-    return getattr(importlib.import_module(module), name)
+    return _imported(MODEL_KINDS[kind].estimator)
 
 
 def load_model(path):
@@ -85,23 +117,16 @@ def load_model(path):
 
 def load_scorer(path):
     """(n_features_in, scores) of the model in a file of any kind: its number of feature
-    columns and its scoring function scores(X, qid) for data of that many columns.  An svmmap
-    model is restored and scored by svmmap.training, without its estimator (no scikit-learn
-    import unless it bins features); other kinds by their estimator's decision_function."""
+    columns and its scoring function scores(X, qid) for data of that many columns: the
+    kind's scorer if it has one (an svmmap model is restored and scored by svmmap.training,
+    without its estimator: no scikit-learn import unless it bins features), else its
+    estimator's decision_function."""
     document = read_model(path)
-    if document["kind"] != "svmmap":
-        model = model_class(document["kind"])._from_document(document, path)
-        return model.n_features_in_, model.decision_function
-    from . import training
-    from .params import check_svmmap
-
-    with damage_reported(path, "damaged model file: bad params ({})"):
-        params = training.params_from_file(document["params"])
-        check_svmmap("SVMMap", params)
-    with damage_reported(path, "damaged model file (svmmap: {})"):
-        fitted = training.restore(params, document["n_features_in"], document["model"],
-                                  document["training"])
-    return document["n_features_in"], lambda X, qid: training.scores(fitted, X, qid)
+    kind = MODEL_KINDS[document["kind"]]
+    if kind.scorer is not None:
+        return _imported(kind.scorer)(document, path)
+    model = model_class(document["kind"])._from_document(document, path)
+    return model.n_features_in_, model.decision_function
 
 
 @contextmanager
@@ -171,62 +196,30 @@ def read_model(path, kind=None):
 
 
 def _upgrade_v1(document, path):
-    """The version-2 layout of a version-1 document (same facts, each stored once)."""
+    """The version-2 layout of a version-1 document (same facts, each stored once): the run-time
+    settings dropped from the parameters here, the rest by the kind's own upgrade."""
     kind = document.get("kind", "svmmap")
     params = document.get("params")
     training = document.get("training")
     if not isinstance(params, dict) or not isinstance(training, (dict, type(None))):
         raise ModelFileError("damaged model file: params missing", path)
-    params = {k: v for k, v in params.items() if k not in V1_RUNTIME_PARAMS}
-    training = dict(training or {}) or None
-    v2 = {"kind": kind, "n_features_in": document.get("n_features")}
+    if not isinstance(kind, str) or kind not in MODEL_KINDS:  # read_model refuses it
+        return {"kind": kind}
+    v2 = {"kind": kind, "n_features_in": document.get("n_features"),
+          "params": {k: v for k, v in params.items() if k not in V1_RUNTIME_PARAMS},
+          "model": None, "training": dict(training or {}) or None}
     try:
-        if kind == "svmmap":
-            model = {"coef": document["coef"], "intercept": document["intercept"]}
-            _check_v1_coef(document, path)
-            if "feature_map" in document:
-                v2["n_features_in"] = document["feature_map"]["n_input_features"]
-                model["thresholds"] = document["feature_map"]["thresholds"]
-            if isinstance(params.get("features"), dict):
-                params["feature_map"] = _renamed(params.pop("features"),
-                                                 {"columns": "base_columns"})
-            elif "features" in params:
-                params["feature_map"] = params.pop("features")
-            if training is not None:
-                training.pop("formulation", None)  # params["algorithm"]
-        elif kind == "adarank":
-            model = {"features": training.pop("features"), "alphas": training.pop("alphas"),
-                     "n_rounds": training.pop("n_rounds")}
-            training["history"] = None  # version 1 did not keep the round-by-round record
-            params = _renamed(params, {"measure": "loss", "k": "ndcg_k"})
-        elif kind == "rankboost":
-            model = {**document["weak_rankers"], "n_rounds": document["n_rounds"]}
-            params = _renamed(params, {"n_rounds": "max_rounds"})
-        elif kind == "prank":
-            model = {"coef": document["coef"], "rank_thresholds": document["thresholds"],
-                     "classes": document["classes"]}
-            training = {"n_updates": training["updates"], "rank_loss": training["rank_loss"]}
-        else:
-            model = {}
+        _imported(MODEL_KINDS[kind].upgrade_v1)(document, v2)
     except DAMAGED_MODEL_ERRORS as exc:
         raise ModelFileError(f"damaged version-1 {kind} model file ({type(exc).__name__}: "
                              f"{exc})", path) from None
-    v2["params"] = params
-    v2["model"] = model
-    v2["training"] = training
     return v2
 
 
-def _renamed(params, names):
-    """``params`` with the keys of ``names`` (old -> new) renamed."""
+def renamed(params, names):
+    """``params`` with the keys of ``names`` (old -> new) renamed (the kinds' upgrades)."""
     return {names.get(key, key): value for key, value in params.items()}
 
 
 #: the run-time settings version 1 wrote among the parameters
 V1_RUNTIME_PARAMS = ("n_threads", "verbose", "max_time")
-
-
-def _check_v1_coef(document, path):
-    coef, n_features = document.get("coef"), document.get("n_features")
-    if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
-        raise ModelFileError("damaged model file: coef does not match n_features", path)

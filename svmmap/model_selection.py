@@ -1,6 +1,6 @@
-"""SVMMapCV: SVMMap with C chosen on validation queries along a warm-started path of C values
-(the scikit-learn estimator of svmmap.selection, which holds the path, the tie rule and the
-held-out split)."""
+"""SVMMapCV: SVMMap with C chosen on validation queries along a warm-started path of C values:
+the scikit-learn estimator over svmmap.selection (the one module of model selection, which
+holds the path, the validation measure, the tie rule and the held-out split)."""
 
 from sklearn.utils.validation import check_is_fitted
 
@@ -24,7 +24,8 @@ class SVMMapCV(SVMMap):
 
     Parameters: those of SVMMap except ``C``, and
     Cs : the C values (trained in increasing order; default 0.1, 1, 10, 100, 1000).
-    select_metric : validation measure to maximise (:func:`validation_measure`; default "map").
+    select_metric : validation measure to maximise, a name of svmmap.measures such as "ndcg@10"
+        or "err@10" (:func:`validation_measure`; default "map").
     holdout : fraction of the training queries held out for validation when ``fit`` gets no
         ``eval_set`` (default 0.2); the model is trained on the rest.
     random_state : seed of the held-out queries.

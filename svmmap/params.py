@@ -19,7 +19,8 @@ from numbers import Integral, Number, Real
 
 from svmstruct_api.options import FORMULATIONS, QP_SOLVERS
 
-from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, LOSS_HELP, ORACLES, parse_loss
+from . import measures
+from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, ORACLES
 
 
 class ParameterError(ValueError, TypeError):
@@ -90,22 +91,19 @@ class OneOf(Rule):
         return StrOptions(set(self.options))
 
 
-class LossName(OneOf):
-    """A loss name svmmap.options.parse_loss accepts: the fixed names and the cutoff forms
-    ndcg@k and p@k."""
-
-    def __init__(self):
-        super().__init__("map", "roc", "acc", "ndcg", "mrr", "rprec")
+class LossName(Rule):
+    """A loss name of the measure registry (svmmap.measures.parse_loss): the name of a
+    measure with a plugin, with its cutoff where the measure takes one (ndcg@10, p@5)."""
 
     def accepts(self, value):
         try:
-            parse_loss(value)
+            measures.parse_loss(value)
         except ValueError:
             return False
         return True
 
     def __str__(self):
-        return LOSS_HELP
+        return measures.help_text("loss")
 
     def sklearn_constraint(self):
         from sklearn.utils._param_validation import StrOptions
@@ -119,7 +117,7 @@ class LossName(OneOf):
             def __str__(self):
                 return str(rule)
 
-        return _Loss(set(self.options))
+        return _Loss({form for form in measures.name_forms("loss") if "@" not in form})
 
 
 def _is_numpy_scalar(value):

@@ -1,29 +1,41 @@
-"""Model selection in one fit, without scikit-learn: SVMMap trained along a path of C values,
-small to large, each fit warm-started from the previous one
-(svmstruct_api.learner.BaseSSVM.fit_path), the C with the best validation measure kept.
-svmmap.model_selection.SVMMapCV (the estimator) and ``svmmap_learn -c C1,C2,...`` both select
-through :func:`select_c`.
+"""Model selection: a hyper-parameter chosen on validation queries, by one measure
+(:func:`validation_measure`, a selection measure of svmmap.measures) and one tie rule
+(:func:`choose`: the first value, in increasing model capacity, within ``select_tol`` of the
+best -- the simplest model among equals).  Two drivers choose this way, without scikit-learn:
 
-Validation queries come from a validation set or, without one, from a random fraction of the
-training queries (:func:`holdout`, RankLib's ``-tvs``).  The chosen C is the smallest whose
-validation measure is within ``select_tol`` of the best (:func:`choose`): values that close are
-ties, and ties go to the smallest C (the simplest model), as in svmmap.experiments.selection.
-The default 0.0005 treats values that agree to 3 decimals as ties: a near-optimal fit's
-validation MAP moves by that much with how close to the optimum training stopped
-(benchmarks/results/defaults.md), so a plain argmax would pick between two C values of equal
-merit by numerical accident.
+* :func:`select_c`: SVMMap trained along a path of C values, small to large, each fit
+  warm-started from the previous one (svmstruct_api.learner.BaseSSVM.fit_path).
+  svmmap.model_selection.SVMMapCV (the scikit-learn estimator) and ``svmmap_learn -c
+  C1,C2,...`` both select through it.  Validation queries come from a validation set or,
+  without one, from a random fraction of the training queries (:func:`holdout`, RankLib's
+  ``-tvs``).  The default ``select_tol`` 0.0005 treats values that agree to 3 decimals as
+  ties: a near-optimal fit's validation MAP moves by that much with how close to the
+  optimum training stopped (benchmarks/results/defaults.md), so a plain argmax would pick
+  between two C values of equal merit by numerical accident.
+* :func:`select`: any method of svmmap.experiments.registry (SVMs, baselines, the best
+  feature) trained from scratch for every value of its grid, the experiments' protocol:
+  chosen by validation MAP, or for an SVM trained for another measure (``Method.measure``:
+  ndcg@10, mrr, ...) by that measure, with no tolerance.  A grid value whose training fails
+  in the QP solver (:class:`svmstruct_api.qp.QPError`) is skipped and recorded in
+  ``Selected.failed``, so one numerically hard problem does not end a long experiment; the
+  tables report such failures.
 """
 
+import inspect
 import math
 import time
 import warnings
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
+
+from svmstruct_api.qp import QPError
 
 from . import metrics, training
 from .collection import check_features
 from .errors import InputFormatError
-from .options import SELECT_METRIC_HELP, SELECT_METRIC_RE
+from .measures import parse_select_metric
 from .params import Interval, Sequence, Text
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
@@ -46,29 +58,21 @@ def check_cs(Cs):
 
 
 def validation_measure(name):
-    """The function (scores, labels, qid) -> mean measure of a ``select_metric`` name (LETOR
-    convention, svmmap.metrics): "map", "ndcg" (full ranking), "ndcg@k", "p@k", "mrr" or
-    "roc"."""
-    if not (isinstance(name, str) and SELECT_METRIC_RE.fullmatch(name)):
-        raise ValueError(f"select_metric must be {SELECT_METRIC_HELP}, got {name!r}")
-    base, _, cutoff = name.lower().partition("@")
-    k = int(cutoff) if cutoff else None
-    if base == "map":
-        return metrics.mean_average_precision
-    if base == "mrr":
-        return metrics.mean_reciprocal_rank
-    if base == "roc":
-        return metrics.roc_area
-    if base == "ndcg":
-        return lambda scores, y, qid: metrics.ndcg_at_k(scores, y, qid, k=k)
-    return lambda scores, y, qid: metrics.precision_at_k(scores, y, qid, k=k)
+    """The function (scores, labels, qid) -> mean measure (LETOR convention,
+    svmmap.metrics.measure_mean) of a validation measure's name, case-insensitive: a measure
+    of svmmap.measures that model selection may choose by ("map", "ndcg", "ndcg@10",
+    "err@10", ...: svmmap.measures.help_text("select")); ValueError for another name."""
+    return partial(metrics.measure_mean, parse_select_metric(name))
 
 
 def choose(values, select_tol=0.0):
-    """Index of the chosen value: the first (smallest C) whose measure is at least
-    max(values) - select_tol (select_tol = 0: the first maximum)."""
+    """Index of the chosen value, values in increasing model capacity (C): the first whose
+    measure is at least max(values) - select_tol (select_tol = 0: the first maximum).  A NaN
+    value (a measure undefined on the validation queries) is never chosen unless all are."""
     values = np.asarray(values, dtype=float)
-    return int(np.flatnonzero(values >= values.max() - select_tol)[0])
+    if np.all(np.isnan(values)):
+        return 0
+    return int(np.flatnonzero(values >= np.nanmax(values) - select_tol)[0])
 
 
 def holdout_split(qid, fraction, random_state=0):
@@ -152,3 +156,104 @@ def path_table(selection, source):
 def _rows(X, mask):
     """Rows of X (ndarray, sparse matrix or DataFrame) where ``mask`` is true."""
     return X.iloc[mask] if hasattr(X, "iloc") else X[mask]
+
+
+# -- the experiments' grid search (svmmap.experiments) --------------------------------------
+
+
+def predict(model, split):
+    """``model.decision_function`` on a Split, passing the query ids to estimators that take
+    them (a feature map working within queries needs them)."""
+    if "qid" in inspect.signature(model.decision_function).parameters:
+        return model.decision_function(split.X, split.qid)
+    return model.decision_function(split.X)
+
+
+@dataclass
+class Selected:
+    """The outcome of :func:`select`: the ``grid`` tried, the chosen ``value`` and its fitted
+    ``model``, the validation measure (``method.measure``, MAP by default) of every grid
+    value in ``vali_map``, and the wall time of the whole grid
+    (seconds)."""
+
+    method: object
+    grid: list
+    value: object
+    model: object
+    vali_map: dict
+    seconds: float
+    failed: list
+
+    def scores(self, split):
+        return predict(self.model, split)
+
+    @property
+    def end(self):
+        """``"low"`` / ``"high"`` when the chosen value is the grid's smallest / largest,
+        else None (also for a grid of features, which has no order of capacity)."""
+        if self.method.param == "feature":
+            return None
+        if self.value == min(self.grid):
+            return "low"
+        if self.value == max(self.grid):
+            return "high"
+        return None
+
+
+def _fit(method, value, train):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # queries without constraints are skipped
+        return method.factory(value).fit(*train.arrays)
+
+
+def same_ranking(a, b, qid):
+    """True when scores ``a`` and ``b`` order the documents of every query identically
+    (ties included; scores are compared after removing their mean, scaling by the largest
+    remaining magnitude and rounding to 1e-9, so that a rescaled weight vector or a shifted
+    bias counts as the same ranking)."""
+    def groups(scores):  # dense rank of each document's score group, queries in qid order
+        scores = np.asarray(scores, dtype=np.float64)
+        scores = scores - scores.mean()
+        scale = np.abs(scores).max(initial=0.0) or 1.0
+        rounded = np.round(scores / scale, 9)
+        order = np.lexsort((-rounded, qid))
+        new_group = np.r_[True, (rounded[order][1:] != rounded[order][:-1])
+                          | (qid[order][1:] != qid[order][:-1])]
+        dense = np.empty(len(order), dtype=np.int64)
+        dense[order] = np.cumsum(new_group)
+        return dense
+
+    return np.array_equal(groups(a), groups(b))
+
+
+def low_end_stable(selected, train, split, factor=100.0):
+    """For a choice at the low end of a C grid: True when the model trained with C / factor
+    ranks ``split`` exactly as the chosen one (the grid has reached the C -> 0 limit);
+    None when the choice is not at the low end or the hyper-parameter is not C."""
+    if selected.method.param != "C" or selected.end != "low":
+        return None
+    smaller = _fit(selected.method, selected.value / factor, train)
+    return same_ranking(selected.scores(split), predict(smaller, split), split.qid)
+
+
+def select(method, train, vali):
+    """Fit ``method`` on ``train`` for each grid value; pick by the method's validation
+    measure (MAP unless it is an SVM trained for another) on ``vali`` (Splits)."""
+    start = time.perf_counter()
+    measure = validation_measure(method.measure)
+    fitted, vali_map, failed = [], {}, []
+    grid = method.grid_for(train.X.shape[1])
+    for value in grid:
+        try:
+            model = _fit(method, value, train)
+        except QPError as err:
+            failed.append((value, str(err)))
+            continue
+        vali_map[value] = measure(predict(model, vali), vali.y, vali.qid)
+        fitted.append((value, model))
+    if not fitted:
+        raise QPError(f"{method.label}: training failed for every grid value; first: "
+                      f"{failed[0][0]}: {failed[0][1]}")
+    value, model = fitted[choose([vali_map[v] for v, _ in fitted])]
+    return Selected(method, grid, value, model, vali_map, time.perf_counter() - start,
+                    failed)

@@ -17,13 +17,13 @@ from svmstruct_api.qp import QPError
 
 from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
-from .options import MEASURE_KINDS
-from .params import SVMMAP_DEFAULTS
+from .measures import MEASURES, parse_loss
+from .model_file import damage_reported, renamed
+from .params import SVMMAP_DEFAULTS, check_svmmap
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
-#: the plugin of each loss, by the loss name without its cutoff (``options.parse_loss``)
-PLUGINS = {"map": MapPlugin, "roc": RocPlugin, "acc": AccuracyPlugin,
-           **{base: MeasurePlugin for base in MEASURE_KINDS}}
+#: the plugin classes the measure registry's records name (svmmap.measures: Measure.plugin)
+PLUGINS = {cls.__name__: cls for cls in (AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin)}
 #: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
 MAX_FEATURES = 2**27
 
@@ -89,18 +89,21 @@ def prepare(params, X, y, qid, sample_weight=None):
 
 
 def make_plugin(params, collection, document_weights=None, queries=None):
-    """The structured model of ``params["loss"]`` over the training collection
-    (``document_weights``: loss="acc" only, per document in grouped order; ``queries``: the
-    ranking losses' training queries, None for all: see RankingPlugin)."""
+    """The structured model of ``params["loss"]`` over the training collection: the plugin
+    its measure's registry record names (svmmap.measures), with the settings that plugin
+    takes (``document_weights``: AccuracyPlugin only, per document in grouped order;
+    ``queries``: the ranking plugins' training queries, None for all: see RankingPlugin)."""
     loss, n_threads = params["loss"], params["n_threads"]
-    if loss == "acc":
+    plugin = PLUGINS[MEASURES[parse_loss(loss)[0]].plugin]
+    if plugin is AccuracyPlugin:
         return AccuracyPlugin(collection, cost_ratio=params["cost_ratio"],
                               document_weights=document_weights)
-    if loss == "roc":
-        return RocPlugin(collection, n_threads=n_threads, queries=queries)
-    if loss != "map":
+    if plugin is MapPlugin:
+        return MapPlugin(collection, n_threads=n_threads, oracle=params["oracle"],
+                         queries=queries)
+    if plugin is MeasurePlugin:
         return MeasurePlugin(collection, loss, n_threads=n_threads, queries=queries)
-    return MapPlugin(collection, n_threads=n_threads, oracle=params["oracle"], queries=queries)
+    return plugin(collection, n_threads=n_threads, queries=queries)
 
 
 def learner(params, C, callbacks=()):
@@ -224,6 +227,40 @@ def restore(params, n_features_in, model, record):
         seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
         rel_gap=_float_or_none(params["rel_gap"]))
     return fitted
+
+
+def file_scorer(document, path):
+    """(n_features_in, scores(X, qid)) of an svmmap model file's checked document (the scorer
+    svmmap.model_file.load_scorer uses for this kind): restored and scored here, without the
+    estimator, so without scikit-learn unless the model bins features."""
+    with damage_reported(path, "damaged model file: bad params ({})"):
+        params = params_from_file(document["params"])
+        check_svmmap("SVMMap", params)
+    with damage_reported(path, "damaged model file (svmmap: {})"):
+        fitted = restore(params, document["n_features_in"], document["model"],
+                         document["training"])
+    return document["n_features_in"], lambda X, qid: scores(fitted, X, qid)
+
+
+def upgrade_v1(document, v2):
+    """The svmmap part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind):
+    the weights and a feature map's thresholds at the top level become ``model``, the feature
+    map's parameters (``features``, ``columns``) ``feature_map`` (``base_columns``)."""
+    coef, n_features = document.get("coef"), document.get("n_features")
+    if not isinstance(coef, list) or not isinstance(n_features, int) or len(coef) != n_features:
+        raise ValueError("coef does not match n_features")
+    model = {"coef": coef, "intercept": document["intercept"]}
+    if "feature_map" in document:
+        v2["n_features_in"] = document["feature_map"]["n_input_features"]
+        model["thresholds"] = document["feature_map"]["thresholds"]
+    params = v2["params"]
+    if isinstance(params.get("features"), dict):
+        params["feature_map"] = renamed(params.pop("features"), {"columns": "base_columns"})
+    elif "features" in params:
+        params["feature_map"] = params.pop("features")
+    if v2["training"] is not None:
+        v2["training"].pop("formulation", None)  # params["algorithm"]
+    v2["model"] = model
 
 
 def scores(fitted, X, qid=None):

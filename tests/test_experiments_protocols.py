@@ -10,7 +10,7 @@ import pytest
 from svmmap import metrics
 from svmmap.experiments import letor, plots, registry, trials
 from svmmap.experiments.datasets import load_fold, load_pool
-from svmmap.experiments.selection import select
+from svmmap.selection import select
 
 from conftest import data_file
 

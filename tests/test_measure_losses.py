@@ -8,7 +8,7 @@ import pytest
 
 from svmmap import SVMMap
 from svmmap.collection import QueryCollection
-from svmmap.options import parse_loss
+from svmmap.measures import parse_loss
 from svmmap.plugins import MeasurePlugin
 from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import StructuredModel
@@ -134,7 +134,7 @@ def test_selection_uses_the_trained_measure():
     from svmmap import metrics
     from svmmap.experiments.datasets import Split
     from svmmap.experiments.registry import select_methods
-    from svmmap.experiments.selection import select
+    from svmmap.selection import select
 
     X, y, qid = random_collection(seed=9, n_queries=12, docs=(5, 20), n_features=4)
     train, vali = Split(X[qid < 8], y[qid < 8], qid[qid < 8]), \

@@ -95,6 +95,11 @@ def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
     SVMMapCV(Cs=[10, 0.1, 1]).fit(*load_svmlight(train),
                                   eval_set=load_svmlight(vali, n_features=X.shape[1])).save(api)
     assert _without_seconds(json.loads(api.read_text())) == _without_seconds(document)
+    # --eval-set is the option's name (README's glossary); --vali and --valid its aliases
+    for option in ("--eval-set", "--valid"):
+        run("svmmap_learn", "-v", "0", "-c", "0.1,1,10", option, vali, train, api)
+        assert _without_seconds(json.loads(api.read_text())) == \
+            _without_seconds(json.loads(model.read_text()))
     out = run("svmmap_learn", "-c", "1,10", "--holdout", "0.25", train, model).stdout
     assert "0.25 of the training queries held out" in out
     SVMMapCV(Cs=[1, 10], holdout=0.25).fit(*load_svmlight(train)).save(api)
@@ -112,10 +117,10 @@ def _without_seconds(document):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-c", "1,10"], "give --vali FILE or --holdout FRACTION"),
+    (["-c", "1,10"], "give --eval-set FILE or --holdout FRACTION"),
     (["-c", "1,10", "--vali", "v", "--holdout", "0.2"], "give one"),
     (["--holdout", "1.5"], "must be a fraction"),
-    (["--select-metric", "foo"], "must be map, ndcg"),
+    (["--select-metric", "foo"], "must be map, map@k, ndcg"),
     (["-c", "1,1"], "listed twice"),
     (["--select-tol", "-0.1"], "argument --select-tol: must be a number >= 0"),
     (["--select-tol", "nan"], "argument --select-tol: must be a number >= 0"),

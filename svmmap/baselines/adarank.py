@@ -36,6 +36,7 @@ import numpy as np
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
+from ..model_file import renamed
 from ..params import Interval, OneOf, Verbosity
 from ._base import BaselineRanker, column, query_measure
 
@@ -230,3 +231,14 @@ class AdaRank(BaselineRanker):
         self.history_ = None if history is None else [
             {"feature": int(j), "alpha": float(a), **entry}
             for j, a, entry in zip(self.features_, self.alphas_, history)]
+
+
+def upgrade_v1(document, v2):
+    """The AdaRank part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind):
+    the rounds move from ``training`` to ``model``, ``measure`` / ``k`` become ``loss`` /
+    ``ndcg_k``."""
+    training = v2["training"]
+    v2["model"] = {"features": training.pop("features"), "alphas": training.pop("alphas"),
+                   "n_rounds": training.pop("n_rounds")}
+    training["history"] = None  # version 1 did not keep the round-by-round record
+    v2["params"] = renamed(v2["params"], {"measure": "loss", "k": "ndcg_k"})

@@ -132,3 +132,12 @@ class PRank(BaselineRanker):
             raise ValueError("rank_thresholds do not match classes")
         self.n_updates_ = np.array(training["n_updates"], dtype=np.int64)
         self.rank_loss_ = np.array(training["rank_loss"], dtype=np.int64)
+
+
+def upgrade_v1(document, v2):
+    """The PRank part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind): the
+    weights, rank thresholds and classes become ``model``."""
+    v2["model"] = {"coef": document["coef"], "rank_thresholds": document["thresholds"],
+                   "classes": document["classes"]}
+    training = v2["training"]
+    v2["training"] = {"n_updates": training["updates"], "rank_loss": training["rank_loss"]}

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
+from ..model_file import renamed
 from ..params import Interval, Verbosity
 from ._base import BaselineRanker, query_measure
 
@@ -280,3 +281,10 @@ class RankBoost(BaselineRanker):
             raise ValueError("weak ranker lists do not match")
         if np.any((self.features_ < 0) | (self.features_ >= self.n_features_in_)):
             raise ValueError("a weak ranker's feature is out of range")
+
+
+def upgrade_v1(document, v2):
+    """The RankBoost part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind):
+    the weak rankers and the number of rounds become ``model``, ``n_rounds`` ``max_rounds``."""
+    v2["model"] = {**document["weak_rankers"], "n_rounds": document["n_rounds"]}
+    v2["params"] = renamed(v2["params"], {"n_rounds": "max_rounds"})

@@ -7,7 +7,6 @@ Modules, one job each:
                SVM-MAP always; SVM-ROC / SVM-ACC (+ variants) and the ``svmmap.baselines``
                rankers whenever they are importable; the best single feature.
 ``datasets``   LETOR fold discovery and loading, query subsets.
-``selection``  train a method over its grid, pick the hyper-parameter by validation MAP.
 ``stats``      W/L counts and the two-tailed Wilcoxon signed-rank test over per-query values.
 ``tables``     Markdown and CSV output.
 ``letor``      the LETOR 5-fold protocol (``python -m svmmap.experiments.letor``).
@@ -15,6 +14,9 @@ Modules, one job each:
                balanced design, Tables 6-11 layout (``python -m svmmap.experiments.trials``).
 ``trec``       build a data set from TREC run files and qrels; write predictions as a run.
 ``plots``      per-query AP scatter and 11-point interpolated precision-recall curves.
+
+A method is trained over its grid and its hyper-parameter picked by validation MAP by
+:func:`svmmap.selection.select` (the measure and tie rule of every model selection in svmmap).
 
 Every number is computed by :mod:`svmmap.metrics` under the LETOR convention (queries without
 a relevant document have AP 0 and stay in the mean), unless a table says otherwise.

@@ -2,7 +2,7 @@
 
 For each fold (``FoldN/{train,vali,test}.txt``) and each method: train on ``train`` for every
 value of the method's grid, keep the value with the best MAP on ``vali``
-(:mod:`.selection`), and evaluate that model on ``test``: MAP, NDCG@1/3/5/10, P@1/3/5/10
+(:mod:`svmmap.selection`), and evaluate that model on ``test``: MAP, NDCG@1/3/5/10, P@1/3/5/10
 (:func:`svmmap.metrics.evaluate`, LETOR convention: queries without a relevant document have
 AP 0 and stay in the mean, NDCG gain 2^label - 1).  The tables report every fold and the
 mean over folds (the LETOR papers' figure), the chosen hyper-parameter, the wall time of the
@@ -32,9 +32,9 @@ from svmstruct_api.qp import QPError
 from .. import metrics
 from ..errors import SVMMapError
 from ..metrics import interpolated_precision
+from ..selection import select
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
-from .selection import select
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))

@@ -2,10 +2,10 @@
 
 A :class:`Method` is a name, a factory ``factory(value) -> estimator`` (an object with
 ``fit(X, y, qid)`` returning itself and ``decision_function(X)`` returning one score per row)
-and the grid of values the factory is tried with; model selection (:mod:`.selection`) picks
-the value with the best validation MAP.  Methods whose implementation is not importable in
-this installation (another loss, ``svmmap.baselines``) are simply absent from
-:func:`available_methods`.
+and the grid of values the factory is tried with; model selection
+(:func:`svmmap.selection.select`) picks the value with the best validation MAP.  Methods
+whose implementation is not importable in this installation (another loss,
+``svmmap.baselines``) are simply absent from :func:`available_methods`.
 
 Adding a method is one entry in :data:`CANDIDATES`: a function returning a :class:`Method`,
 or ``None`` when its code is not available.
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import measures
 from ..collection import check_features
 from ..errors import SVMMapError
 
@@ -41,8 +42,8 @@ class Method:
     ``grid`` is a sequence of hyper-parameter values, or a callable ``grid(n_features)``
     returning one (for the best single feature, whose "hyper-parameter" is the feature).
     ``param`` names the hyper-parameter in tables ("C", "rounds", "feature").  ``measure``
-    is the validation measure model selection maximises (a loss name of
-    :func:`svmmap.options.parse_loss`: "map", or the measure an SVM is trained for).
+    is the validation measure model selection maximises (a name of svmmap.measures: "map",
+    or the measure an SVM is trained for).
     """
 
     name: str
@@ -64,14 +65,6 @@ class Method:
         factory = self.factory
         return Method(self.name, self.label, lambda value: factory(value).set_params(**params),
                       self.grid, self.param, self.measure)
-
-
-def predict(model, split):
-    """``model.decision_function`` on a Split, passing the query ids to estimators that take
-    them (a feature map working within queries needs them)."""
-    if "qid" in inspect.signature(model.decision_function).parameters:
-        return model.decision_function(split.X, split.qid)
-    return model.decision_function(split.X)
 
 
 class SingleFeature:
@@ -99,14 +92,13 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     arguments), if this installation's estimator supports them.  With ``n_bins`` (or
     ``per_query``) it learns on the binned features of Section 4.2
     (:class:`svmmap.features.BinnedFeatureMap` with ``n_bins`` thresholds, default 50),
-    fitted on the training queries."""
-    from .. import estimator, training
-    from ..options import parse_loss
+    fitted on the training queries.  The paper's SVMs (map, roc, acc) are chosen by validation
+    MAP, as in the paper; an SVM for another measure by that measure."""
+    from .. import estimator
 
     try:
-        if parse_loss(loss)[0] not in training.PLUGINS:
-            return None
-    except (AttributeError, ValueError):  # an estimator without this loss
+        base = measures.parse_loss(loss)[0]
+    except ValueError:  # not a loss of this installation
         return None
     accepted = inspect.signature(estimator.SVMMap.__init__).parameters
     if n_bins is not None or per_query is not None:
@@ -121,7 +113,7 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     def factory(C):
         return estimator.SVMMap(C=C, loss=loss, **SVM_SETTINGS, **extra)
 
-    measure = loss if loss not in ("roc", "acc") else "map"
+    measure = loss if measures.MEASURES[base].plugin == "MeasurePlugin" else "map"
     return Method(name, label, factory, C_GRID, "C", measure)
 
 
@@ -174,16 +166,33 @@ CANDIDATES = {
                                ("n_epochs",), EPOCHS_GRID,
                                "epochs"),
     "best-feature": lambda n_bins: _best_feature(),
-    # the measures beyond MAP (issue 17), each selected by its own validation measure; run
-    # when named (ON_REQUEST)
-    "svm-ndcg@10": lambda n_bins: _svm("svm-ndcg@10", "SVM-NDCG@10", "ndcg@10", n_bins),
-    "svm-ndcg": lambda n_bins: _svm("svm-ndcg", "SVM-NDCG", "ndcg", n_bins),
-    "svm-mrr": lambda n_bins: _svm("svm-mrr", "SVM-MRR", "mrr", n_bins),
-    "svm-p@10": lambda n_bins: _svm("svm-p@10", "SVM-P@10", "p@10", n_bins),
-    "svm-rprec": lambda n_bins: _svm("svm-rprec", "SVM-Rprec", "rprec", n_bins),
 }
-#: methods an experiment runs only when named
-ON_REQUEST = ("svm-ndcg@10", "svm-ndcg", "svm-mrr", "svm-p@10", "svm-rprec")
+#: the cutoff of the SVMs for the measures beyond MAP that take one (svm-ndcg@10, svm-p@10)
+MEASURE_CUTOFF = 10
+
+
+def _measure_losses():
+    """The loss names of the measures beyond MAP (issue 17): every measure of svmmap.measures
+    that svmmap.plugins.MeasurePlugin optimises, at MEASURE_CUTOFF where it takes a cutoff
+    and over the whole ranking where it may go without (ndcg@10 and ndcg)."""
+    for measure in measures.usable("loss"):
+        if measure.plugin == "MeasurePlugin":
+            rule = measure.cutoff_rule("loss")
+            if rule != measures.NO_CUTOFF:
+                yield measure.name + f"@{MEASURE_CUTOFF}"
+            if rule != measures.REQUIRED_CUTOFF:
+                yield measure.name
+
+
+def _measure_candidate(loss):
+    base, k = measures.parse_loss(loss)
+    return lambda n_bins: _svm(f"svm-{loss}", f"SVM-{measures.label(base, k)}", loss, n_bins)
+
+
+#: the SVMs for the measures beyond MAP, each selected by its own validation measure: run
+#: when named
+ON_REQUEST = tuple(f"svm-{loss}" for loss in _measure_losses())
+CANDIDATES.update({f"svm-{loss}": _measure_candidate(loss) for loss in _measure_losses()})
 
 
 def available_methods(n_bins=None):

@@ -1,7 +1,7 @@
 """The paper's protocol (Yue et al. 2007, Section 5): repeated small-sample trials.
 
 From a pool of N queries, T trials (default 50) each train on 10 queries, select the
-hyper-parameter on 5 validation queries by MAP (:mod:`.selection`) and test on 35 others.
+hyper-parameter on 5 validation queries by MAP (:mod:`svmmap.selection`) and test on 35 others.
 
 Balanced design.  The pool is shuffled once (``--seed``) into a cyclic order q_0..q_{N-1};
 trial t uses the window of 50 consecutive queries starting at offset o_t = floor(t N / T)
@@ -63,9 +63,9 @@ from svmstruct_api.qp import QPError
 from .. import metrics
 from ..errors import SVMMapError
 from ..metrics import interpolated_precision
+from ..selection import low_end_stable, select
 from . import registry, stats, tables
 from .datasets import load_pool
-from .selection import low_end_stable, select
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
@@ -163,7 +163,7 @@ def grid_ends(results):
     """Rows ``[label, grid, at low end, at high end, low end stable]`` of every method with
     an ordered grid (not the best-feature choice): how many trials chose the grid's smallest
     / largest value, and of the low-end choices of a C grid, in how many the model trained
-    with C/100 ranked the test queries identically (:func:`.selection.low_end_stable`)."""
+    with C/100 ranked the test queries identically (:func:`svmmap.selection.low_end_stable`)."""
     rows = []
     for entry in results["methods"].values():
         if entry["param"] == "feature":

@@ -1,12 +1,13 @@
-"""The plugin of the ranking measures beyond MAP: Delta = 1 - NDCG@k, 1 - reciprocal rank,
-1 - P@k or 1 - R-precision (definitions and exact separation oracles in
-``svmmap._loss_kernels``), on the joint feature map of SVM-MAP -- the structural SVMs of
-Chakrabarti, Khanna, Sawant & Bhattacharyya (KDD 2008)."""
+"""The plugin of the ranking measures beyond MAP: Delta = 1 - the measure, for every measure
+whose record in svmmap.measures names this plugin (NDCG@k, reciprocal rank, P@k, R-precision:
+definitions and exact separation oracles in ``svmmap._loss_kernels``, under the record's
+``oracle`` kind), on the joint feature map of SVM-MAP -- the structural SVMs of Chakrabarti,
+Khanna, Sawant & Bhattacharyya (KDD 2008)."""
 
 import numpy as np
 
 from .._loss_kernels import loss_constraints, most_violated, ranking_losses
-from ..options import MEASURE_KINDS, parse_loss
+from ..measures import MEASURES, parse_loss
 from .ranking import RankingPlugin
 
 
@@ -19,8 +20,9 @@ def gains_of_labels(labels):
 
 
 class MeasurePlugin(RankingPlugin):
-    """Structural SVM plugin optimising a ranking measure: ``loss`` is "ndcg@k", "ndcg"
-    (k = the query's size), "mrr", "p@k" or "rprec".
+    """Structural SVM plugin optimising a ranking measure: ``loss`` is the loss name of a
+    measure whose registry record (svmmap.measures) names MeasurePlugin: "ndcg@k", "ndcg"
+    (k = the query's size), "mrr", "p@k", "rprec".
 
     The kernels read the documents' gains (``gains_of_labels``) rather than relevance flags.
     The learners' batch hook is one fused pass of the extension over all queries: scores,
@@ -30,11 +32,11 @@ class MeasurePlugin(RankingPlugin):
 
     def __init__(self, collection, loss, n_threads=1, queries=None):
         base, k = parse_loss(loss)
-        if base not in MEASURE_KINDS:
-            raise ValueError(f"MeasurePlugin optimises ndcg@k, ndcg, mrr, p@k and rprec, "
-                             f"got {loss!r}")
+        if MEASURES[base].plugin != type(self).__name__:
+            raise ValueError(f"MeasurePlugin optimises the measures of svmmap.measures whose "
+                             f"plugin it is, got {loss!r}")
         self.loss_name = loss
-        self.kind, self.k = MEASURE_KINDS[base], k
+        self.kind, self.k = MEASURES[base].oracle, k
         super().__init__(collection, n_threads, queries)
 
     def kernel_targets(self, collection):
