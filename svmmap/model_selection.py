@@ -2,8 +2,12 @@
 (the scikit-learn estimator of svmmap.selection, which holds the path, the tie rule and the
 held-out split)."""
 
-from sklearn.utils.validation import check_is_fitted
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import training
+from .base import check_qid
+from .errors import InputFormatError
 from .estimator import SVMMap
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 from .selection import (
@@ -71,13 +75,14 @@ class SVMMapCV(SVMMap):
         ((X, y, qid) of validation documents), or on held-out training queries.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
+        X, y, qid = self._validate_training_data(X, y, qid)  # before any split by qid
         if eval_set is None:
             (X, y, qid), eval_set, source = holdout(X, y, qid, self.holdout,
                                                     self.random_state)
         else:
-            source = "eval_set"
+            eval_set, source = self._validate_eval_set(eval_set), "eval_set"
         Cs = check_cs(self.Cs)
-        prepared = self._prepare(X, y, qid)
+        prepared = training.prepare(self.get_params(deep=False), X, y, qid)
         fitted = select_c(self.get_params(deep=False), prepared, Cs, eval_set,
                           self.select_metric, self.select_tol,
                           self._callbacks(callbacks), source)
@@ -86,6 +91,22 @@ class SVMMapCV(SVMMap):
         self.C_ = self.selection_["C"]
         self.path_ = self.selection_["path"]
         return self
+
+    def _validate_eval_set(self, eval_set):
+        """(X, y, qid) of the validation documents, checked as the training data is: the
+        training data's columns (and names), finite values, one qid per row."""
+        try:
+            X, y, qid = eval_set
+        except (TypeError, ValueError):
+            raise InputFormatError("eval_set must be (X, y, qid) of validation documents") \
+                from None
+        try:
+            X, y = validate_data(self, X, y, reset=False, accept_sparse="csr",
+                                 dtype=np.float64, y_numeric=True)
+            return X, y, check_qid(qid, X.shape[0])
+        except ValueError as exc:
+            reason = str(exc).splitlines()[0]  # scikit-learn's NaN advice runs on for lines
+            raise InputFormatError(f"eval_set: {reason}") from None
 
     def best_estimator(self):
         """A plain SVMMap with C = C_ holding the chosen model (what ``save`` writes)."""
