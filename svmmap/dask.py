@@ -29,6 +29,7 @@ Dask (``pip install svmmap[dask]``) is imported when this module is.
 
 import contextlib
 import glob
+import logging
 import os
 import warnings
 
@@ -49,9 +50,9 @@ from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
 from . import metrics
 from .collection import QueryCollection
-from .errors import InputFormatError
+from .errors import InputFormatError, SVMMapError
 from .estimator import SVMMap
-from .io import load_svmlight
+from .io import STDIN, load_svmlight
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import Anything
 from .training import MAX_FEATURES, make_plugin
@@ -441,12 +442,38 @@ def cluster_client(n_workers=None, scheduler=None):
     """A Client of the scheduler at ``scheduler`` (an address), or of a LocalCluster of
     ``n_workers`` worker processes with one thread each on this machine, closed on exit."""
     if scheduler is not None:
-        with Client(scheduler, timeout="20s") as client:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (ValueError, OSError) as exc:  # a malformed address, or none answering
+            raise SVMMapError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler "
+                              f"there ({exc})") from None
+        with client:
             yield client
         return
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    # the workers' own logs (a task's failure, shutdown notices) are not the command's
+    # output: the command reports errors in one line itself
+    with _quiet_logs(), LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                     processes=True, dashboard_address=":0",
+                                     silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_logs():
+    """distributed's loggers in this process (client, scheduler) silenced below CRITICAL,
+    their levels restored on exit."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "distributed.worker",
+                                                    "distributed.scheduler",
+                                                    "distributed.client")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 # -- reading shards on the workers -----------------------------------------------------------
@@ -464,8 +491,12 @@ def read_svmlight(paths, n_features=None, client=None, max_abs_value=None):
     """
     client = client if client is not None else default_client()
     files = expand_paths(paths)
-    shards = client.map(_read_shard, files, n_features=n_features,
-                         max_abs_value=max_abs_value, pure=False)
+    # standard input ("-") is this process's: read here and sent to a worker (a worker
+    # reading "-" would read its own, empty, standard input)
+    shards = [client.scatter([_read_shard(STDIN, n_features, max_abs_value)], hash=False)[0]
+              if file == STDIN else
+              client.submit(_read_shard, file, n_features, max_abs_value, pure=False)
+              for file in files]
     shapes = client.gather(client.map(_shard_shape, shards))
     width = n_features if n_features is not None else max(d for _, d, _ in shapes)
     numeric = all(kind != "U" and kind != "O" for _, _, kind in shapes)
