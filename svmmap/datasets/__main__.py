@@ -5,6 +5,7 @@
 """
 
 import argparse
+import os
 import sys
 
 from . import DATASETS, path
@@ -19,16 +20,33 @@ def main(argv=None):
     where.add_argument("name", choices=sorted(DATASETS))
     where.add_argument("split", nargs="?", help="train, vali or test (mq2008); none otherwise")
     args = parser.parse_args(argv)
-    if args.command == "list":
-        for name, splits in DATASETS.items():
-            for split in splits:
-                print(f"{name}\t{split}\t{path(name, split)}")
-        return 0
     try:
-        print(path(args.name, args.split))
+        if args.command == "list":
+            lines = [f"{name}\t{split}\t{path(name, split)}"
+                     for name, splits in DATASETS.items() for split in splits]
+        else:
+            lines = [str(path(args.name, args.split))]
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:  # the reader stopped early (| head): nothing went wrong
+        _discard_stdout()
+        return 0
+    except OSError as err:  # e.g. > /dev/full: one line, not a traceback
+        _discard_stdout()
+        print(f"{parser.prog}: error: cannot write to standard output: {err.strerror}",
+              file=sys.stderr)
+        return 1
     return 0
+
+
+def _discard_stdout():
+    """Point standard output at /dev/null, so that the interpreter's final flush of what is
+    still buffered does not fail a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -81,17 +81,31 @@ def describe(results, source):
             f"{', '.join(folds)}, LETOR convention", "AP")
 
 
+def _read_results(path):
+    """(results, describe(results)) of a letor.json / trials.json, or the one-line error
+    naming the file when it is not JSON or not such a result (e.g. ``{}``)."""
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+        for method in results["methods"].values():
+            method["label"], list(method["pr11"]), dict(method["per_query"])
+        return results, describe(results, path.name)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        what = "not JSON" if isinstance(exc, json.JSONDecodeError) else \
+            f"{type(exc).__name__}: {exc}"
+        raise SVMMapError(f"{path}: not a result file of python -m svmmap.experiments.letor "
+                          f"or .trials ({what})") from None
+
+
 def plot_results(folder, baselines=None):
     """Draw the figures of a letor/trials result folder; returns the written paths."""
     folder = Path(folder)
     found = [folder / name for name in ("letor.json", "trials.json") if (folder / name).exists()]
     if not found:
         raise SVMMapError(f"{folder}: no letor.json or trials.json")
-    results = json.loads(found[0].read_text())
+    results, (title, measure) = _read_results(found[0])
     methods = results["methods"]
     if "svm-map" not in methods:
         raise SVMMapError(f"{found[0]}: no svm-map results to compare against")
-    title, measure = describe(results, found[0].name)
     written = []
     ref = methods["svm-map"]["per_query"]
     for name in baselines or [n for n in methods if n != "svm-map"]:
