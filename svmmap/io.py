@@ -168,11 +168,14 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         if group is not None and len(sources) != 1:
             raise InputFormatError("a group file goes with a single data file", group)
         for source in sources:  # listed files are opened one at a time
-            with source if isinstance(source, _Source) else _Source(source) as opened:
-                parts.append(_parse_source(opened, limits, group, return_comments,
-                                           thread_count(n_threads)))
-                if max_label is not None:
-                    _check_labels(opened, parts[-1].labels, max_label)
+            try:
+                with source if isinstance(source, _Source) else _Source(source) as opened:
+                    parts.append(_parse_source(opened, limits, group, return_comments,
+                                               thread_count(n_threads)))
+                    if max_label is not None:
+                        _check_labels(opened, parts[-1].labels, max_label)
+            except MemoryError:  # name the file being read (the command adds what to do)
+                raise MemoryError(f"reading {getattr(source, 'path', source)}") from None
     _number_group_queries(parts, sources)
     if n_features is None:
         n_features = max(part.max_index for part in parts)
