@@ -10,9 +10,9 @@ from .base import check_qid
 from .errors import InputFormatError
 from .estimator import SVMMap
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
+from .params import check_c_path
 from .selection import (
     SELECTION_RULES,
-    check_cs,
     choose,
     holdout,
     holdout_split,
@@ -67,12 +67,15 @@ class SVMMapCV(SVMMap):
 
     def _check_param_rules(self, params):
         super()._check_param_rules(params)
-        check_cs(self.Cs)
+        check_c_path(self.Cs)
         validation_measure(self.select_metric)
 
     def fit(self, X, y, qid, eval_set=None, callbacks=None):
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
-        ((X, y, qid) of validation documents), or on held-out training queries.
+        ((X, y, qid) of validation documents, checked like X: its columns, finite values, one
+        qid per row), or on held-out training queries.  Validation queries on which every C
+        scores the same (none with a relevant and a non-relevant document) are refused:
+        svmmap.selection.check_validation.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
         X, y, qid = self._validate_training_data(X, y, qid)  # before any split by qid
@@ -81,7 +84,7 @@ class SVMMapCV(SVMMap):
                                                     self.random_state)
         else:
             eval_set, source = self._validate_eval_set(eval_set), "eval_set"
-        Cs = check_cs(self.Cs)
+        Cs = check_c_path(self.Cs)
         prepared = training.prepare(self.get_params(deep=False), X, y, qid)
         fitted = select_c(self.get_params(deep=False), prepared, Cs, eval_set,
                           self.select_metric, self.select_tol,

@@ -24,7 +24,7 @@ from . import metrics, training
 from .collection import check_features
 from .errors import InputFormatError
 from .options import SELECT_METRIC_HELP, SELECT_METRIC_RE
-from .params import Interval, Sequence, Text, check_c_path
+from .params import Interval, Sequence, Text
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
 SELECTION_RULES = {
@@ -34,13 +34,6 @@ SELECTION_RULES = {
     "random_state": [Interval(0, None, closed="left", integer=True), None],
     "select_tol": [Interval(0, math.inf, closed="left")],
 }
-
-
-def check_cs(Cs):
-    """The C values of a path as floats in increasing order; ValueError unless a non-empty
-    list of positive finite numbers, none listed twice (svmmap.params.check_c_path, the rule
-    ``svmmap_learn -c C1,C2,...`` applies too)."""
-    return check_c_path(Cs)
 
 
 def validation_measure(name):
