@@ -119,6 +119,18 @@ def test_validation_without_an_informative_query_is_refused(queries, metric):
     assert model.fit(X, y, qid, eval_set=informative).C_ in (1.0, 10.0)
 
 
+def test_held_out_queries_without_an_informative_one_are_refused():
+    """The same rule for the queries SVMMapCV holds out when it has no eval_set."""
+    from svmmap.selection import holdout_split
+
+    rng = np.random.default_rng(1)
+    qid = np.repeat(np.arange(10), 6)
+    held = holdout_split(qid, 0.2, random_state=0)
+    y = np.where(held, 0.0, np.tile([1.0, 0, 0], 20))
+    with pytest.raises(InputFormatError, match=r"validation queries \(holdout 0.2 of the "):
+        SVMMapCV(Cs=[1, 10], holdout=0.2, random_state=0).fit(rng.random((60, 3)), y, qid)
+
+
 def test_the_issues_vali_file_of_zeros_is_refused(good, tmp_path, capsys):
     vali = tmp_path / "vali.dat"
     vali.write_text(good.read_text().replace("1 qid", "0 qid"))
