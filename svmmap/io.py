@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from ._svmlight_reader import is_ascii, parse_svmlight
 from .atomic import write_text_atomically
 from .errors import InputFormatError
-from .options import thread_count
+from .options import ndcg_label_error, thread_count
 
 __all__ = ["load_svmlight", "dump_svmlight", "input_files"]
 
@@ -193,8 +193,6 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
 def _check_labels(source, labels, max_label):
     """Refuse, naming the file and line, the first label above ``max_label`` (an NDCG loss's
     largest grade: svmmap.options.ndcg_label_error)."""
-    from .options import ndcg_label_error
-
     over = np.flatnonzero(labels > max_label)
     if len(over):
         row = int(over[0])
