@@ -322,5 +322,7 @@ def test_dask_workers_read_standard_input_without_worker_logs(good, tmp_path):
     logs = [line for line in proc.stderr.splitlines()
             if "distributed." in line or " - INFO - " in line or " - ERROR - " in line]
     assert not logs, proc.stderr
-    X, y, qid = load_svmlight(good)
-    assert np.allclose(SVMMap.load(model).coef_, SVMMap().fit(X, y, qid).coef_, atol=1e-6)
+    X, y, qid = load_svmlight(good)  # the same problem as read here, solved to rel_gap 1e-6
+    read = SVMMap.load(model).training_result_.primal_objective
+    assert read == pytest.approx(SVMMap().fit(X, y, qid).training_result_.primal_objective,
+                                 rel=1e-5)
