@@ -201,8 +201,29 @@ _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_siz
                      max_leaves=8)
 
 
+def _method(label, queries, value=0.5):
+    return {"label": label, "pr11": [value] * 11, "folds": {"1": {}},
+            "per_query": {q: value for q in queries}}
+
+
+#: results that look like letor.json but are not: one field broken at a time
+_almost_results = st.sampled_from([
+    {"data": "d", "methods": {"svm-map": _method("SVM-MAP", "ab"),
+                              "svm-roc": _method("SVM-ROC", "a")}},
+    {"data": "d", "methods": {"svm-map": _method("SVM-MAP", "ab"),
+                              "svm-roc": {**_method("SVM-ROC", "ab"), "pr11": [0.5] * 3}}},
+    {"data": "d", "methods": {"svm-map": {**_method("SVM-MAP", "ab"),
+                                          "per_query": {"a": "x"}}}},
+    {"data": "d", "methods": {"svm-map": {**_method("SVM-MAP", "ab"), "label": None}}},
+    {"data": "d", "methods": {"svm-map": {**_method("SVM-MAP", "ab"), "folds": 3}}},
+    {"methods": {"svm-map": _method("SVM-MAP", "ab")}},
+    {"data": "d", "methods": {"svm-roc": _method("SVM-ROC", "ab")}},
+])
+
+
 @FAST
-@given(content=st.one_of(_json.map(json.dumps), st.text(max_size=20)))
+@given(content=st.one_of(_json.map(json.dumps), st.text(max_size=20),
+                         _almost_results.map(json.dumps)))
 @example(content="{}")
 @example(content="not JSON")
 def test_plots_name_a_results_file_that_is_not_a_result(tmp_path_factory, capsys, content):
@@ -212,6 +233,7 @@ def test_plots_name_a_results_file_that_is_not_a_result(tmp_path_factory, capsys
         plots.main(["--results", str(folder)])
     assert info.value.code == 1
     assert _error(capsys).startswith(f"error: {folder / 'letor.json'}: ")
+    assert not list(folder.glob("*.png"))
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

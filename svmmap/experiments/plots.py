@@ -83,11 +83,22 @@ def describe(results, source):
 
 def _read_results(path):
     """(results, describe(results)) of a letor.json / trials.json, or the one-line error
-    naming the file when it is not JSON or not such a result (e.g. ``{}``)."""
+    naming the file when it is not JSON or not such a result (e.g. ``{}``): every method needs
+    a label, 11 interpolated precisions and a number for each query, the same queries for
+    every method."""
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
-        for method in results["methods"].values():
-            method["label"], list(method["pr11"]), dict(method["per_query"])
+        queries = None
+        for name, method in results["methods"].items():
+            per_query = {str(q): float(v) for q, v in dict(method["per_query"]).items()}
+            if not isinstance(method["label"], str) or \
+                    len([float(v) for v in method["pr11"]]) != len(RECALL_LEVELS):
+                raise ValueError(f"method {name!r}: a label and {len(RECALL_LEVELS)} "
+                                 "precisions (pr11) are needed")
+            if queries is not None and set(per_query) != queries:
+                raise ValueError(f"method {name!r}: per_query holds other queries than the "
+                                 "first method's")
+            queries = set(per_query)
         return results, describe(results, path.name)
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
         what = "not JSON" if isinstance(exc, json.JSONDecodeError) else \
