@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from svmmap.experiments import letor, plots, trec, trials
 from svmmap.export import main as export_main
 from svmmap.model_selection import SVMMapCV
 
+ROOT = Path(__file__).resolve().parents[1]
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
@@ -237,13 +239,21 @@ def test_plots_name_a_results_file_that_is_not_a_result(tmp_path_factory, capsys
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("args", [["list"], ["path", "mq2008", "train"]])
-def test_datasets_on_a_full_standard_output_is_one_line(args):
+@pytest.mark.parametrize("module, args", [("svmmap.datasets", ["list"]),
+                                          ("svmmap.datasets", ["path", "mq2008", "train"]),
+                                          ("svmmap.experiments.plots", ["--results", "."])])
+def test_a_full_standard_output_is_one_line(tmp_path, module, args):
+    """``python -m svmmap.datasets list > /dev/full`` (OSError before), and the paths plots
+    prints (svmmap.console.print_output)."""
+    if module.endswith("plots"):
+        pytest.importorskip("matplotlib")
+        results = ROOT / "benchmarks/results/letor_ohsumed/letor.json"
+        (tmp_path / "letor.json").write_text(results.read_text())
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "svmmap.datasets", *args], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run([sys.executable, "-m", module, *args], stdout=full, cwd=tmp_path,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
     assert proc.returncode == 1
-    assert proc.stderr == ("python -m svmmap.datasets: error: cannot write to standard output: "
+    assert proc.stderr == (f"python -m {module}: error: cannot write to standard output: "
                            "No space left on device\n")
 
 

@@ -5,9 +5,9 @@
 """
 
 import argparse
-import os
 import sys
 
+from ..console import print_output
 from . import DATASETS, path
 
 
@@ -28,25 +28,7 @@ def main(argv=None):
             lines = [str(path(args.name, args.split))]
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
-    try:
-        print("\n".join(lines), flush=True)
-    except BrokenPipeError:  # the reader stopped early (| head): nothing went wrong
-        _discard_stdout()
-        return 0
-    except OSError as err:  # e.g. > /dev/full: one line, not a traceback
-        _discard_stdout()
-        print(f"{parser.prog}: error: cannot write to standard output: {err.strerror}",
-              file=sys.stderr)
-        return 1
-    return 0
-
-
-def _discard_stdout():
-    """Point standard output at /dev/null, so that the interpreter's final flush of what is
-    still buffered does not fail a second time."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    return print_output(parser.prog, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ and writes ``ap_scatter_<baseline>.png`` and ``precision_recall.png`` there.
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
+from ..console import print_output
 from ..errors import SVMMapError
 from ..metrics import RECALL_LEVELS
 
@@ -142,11 +144,11 @@ def main(argv=None):
                         help="method to scatter against SVM-MAP (repeatable; default all)")
     args = parser.parse_args(argv)
     try:
-        for path in plot_results(args.results, args.baseline):
-            print(path)
+        written = plot_results(args.results, args.baseline)
     except SVMMapError as err:
         parser.exit(1, f"error: {err}\n")
+    return print_output(parser.prog, "\n".join(map(str, written)))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
