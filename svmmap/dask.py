@@ -52,7 +52,7 @@ from . import metrics
 from .collection import QueryCollection
 from .errors import InputFormatError, SVMMapError
 from .estimator import SVMMap
-from .io import STDIN, load_svmlight
+from .io import STDIN, group_file, load_svmlight
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import Anything
 from .training import MAX_FEATURES, make_plugin
@@ -501,7 +501,11 @@ def read_svmlight(paths, n_features=None, client=None, max_abs_value=None):
     width = n_features if n_features is not None else max(d for _, d, _ in shapes)
     numeric = all(kind != "U" and kind != "O" for _, _, kind in shapes)
     qid_dtype = np.int64 if numeric else object
-    padded = client.map(_pad_shard, shards, n_features=width, str_qid=not numeric)
+    offsets = _group_offsets(files, client.gather(
+        [client.submit(_grouped_queries, shard, file, pure=False)
+         for shard, file in zip(shards, files)]))
+    padded = [client.submit(_pad_shard, shard, width, not numeric, offset)
+              for shard, offset in zip(shards, offsets)]
     parts = [client.submit(lambda s, i: s[i], shard, i) for shard in padded for i in range(3)]
     X = da.concatenate([
         da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.float64,
@@ -538,10 +542,33 @@ def _shard_shape(shard):
     return X.shape[0], X.shape[1], qid.dtype.kind
 
 
-def _pad_shard(shard, n_features, str_qid):
+def _grouped_queries(shard, path):
+    """The number of queries of a shard whose queries come from a group file (numbered 1, 2,
+    ...: svmmap.io.group_file), or None when its lines carry qid:."""
+    return None if group_file(path) is None else int(shard[2].max(initial=0))
+
+
+def _group_offsets(files, sizes):
+    """What to add to each shard's query ids: shards whose queries come from group files are
+    numbered 1, 2, ... on through the shards, as load_svmlight numbers the files of an index
+    file (each shard's own 1, 2, ... would merge the shards' queries); such shards cannot be
+    mixed with shards whose lines carry qid:."""
+    if all(size is None for size in sizes):
+        return [0] * len(files)
+    if any(size is None for size in sizes):
+        raise InputFormatError(
+            "the lines carry qid: but other shards take their queries from group files: "
+            "their query ids would be confused; give every shard qid: or a group file",
+            files[sizes.index(None)])
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+
+
+def _pad_shard(shard, n_features, str_qid, qid_offset=0):
     X, y, qid = shard
     if X.shape[1] != n_features:
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    if qid_offset:
+        qid = qid + qid_offset
     if str_qid:
         qid = qid.astype(str).astype(object)
     return X, y, qid

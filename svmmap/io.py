@@ -534,7 +534,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
     from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
     first = _first_line(source.view)
-    has_qid = first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
+    has_qid = _has_qid(first)
     if group is None and not has_qid and str(path) != STDIN_NAME:
         beside = Path(f"{path}{GROUP_SUFFIX}")
         group = beside if beside.is_file() else None
@@ -555,6 +555,22 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
     part.qid, part.qid_texts = _group_qids(group, len(part.labels), path), None
     part.from_group = True
     return part
+
+
+def _has_qid(first):
+    """Whether a file's first data line ((line number, tokens) or None) carries ``qid:``."""
+    return first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
+
+
+def group_file(path):
+    """The group file load_svmlight takes the queries of the single data file ``path`` from
+    when no ``group`` is given: ``<path>.query`` if it exists and the file's lines carry no
+    ``qid:``; otherwise (and for standard input) None."""
+    beside = Path(f"{path}{GROUP_SUFFIX}")
+    if str(path) == STDIN or not beside.is_file():
+        return None
+    with _Source(path) as source:
+        return None if _has_qid(_first_line(source.view)) else beside
 
 
 def _group_qids(group, n_documents, data_path):
