@@ -107,7 +107,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
             raise
         except ValueError as exc:
             raise InputFormatError(str(exc)) from None
-        return X, y, _check_qid(qid, X.shape[0])
+        return X, y, check_qid(qid, X.shape[0])
 
     def _validate_X(self, X, qid=None):
         """X checked against the fitted model (NotFittedError before fit, then the number and
@@ -118,7 +118,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
                               reset=False, ensure_min_features=self._min_features)
         except ValueError as exc:
             raise InputFormatError(str(exc)) from None
-        return X, None if qid is None else _check_qid(qid, X.shape[0])
+        return X, None if qid is None else check_qid(qid, X.shape[0])
 
     # -- evaluation --------------------------------------------------------------------------
 
@@ -128,7 +128,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
         without a relevant document counts AP 0 -- unless ``convention="trec_eval"``).
         ``qid=None``: all rows are one query."""
         scores = self.decision_function(X, qid=qid)
-        qid = _check_qid(qid, len(scores))
+        qid = check_qid(qid, len(scores))
         return metrics.mean_average_precision(scores, y, qid, convention=convention)
 
 
@@ -171,8 +171,12 @@ class BaseRanker(RuleChecked, BaseEstimator):
         return params
 
 
-def _check_qid(qid, n_rows):
-    """The query id of every row; None means one query holding every row."""
+def check_qid(qid, n_rows):
+    """The query id of every row; None means one query holding every row.
+
+    Query ids are integers, strings or finite floats, all of one kind: an object array
+    mixing numbers and strings (``[1, "a"]``) is refused rather than guessed at (is 1 the
+    query "1"?), and so are missing ids (None, NaN)."""
     if qid is None:
         return np.zeros(n_rows, dtype=np.int64)
     qid = np.asarray(qid)
@@ -180,4 +184,27 @@ def _check_qid(qid, n_rows):
         raise InputFormatError(f"qid must be one-dimensional, got shape {qid.shape}")
     if len(qid) != n_rows:
         raise InputFormatError(f"X has {n_rows} rows but qid has {len(qid)} entries")
+    if qid.dtype == object:
+        qid = _uniform_qid(qid)
+    if qid.dtype.kind not in "iubfUS":
+        raise InputFormatError(f"qid must hold integers or strings, got dtype {qid.dtype}")
+    if qid.dtype.kind == "f" and not np.all(np.isfinite(qid)):
+        raise InputFormatError("qid holds NaN or infinity: every row needs a query id")
     return qid
+
+
+def _uniform_qid(qid):
+    """An object array of query ids as an array of one kind (str or numbers), or the error
+    naming two ids of different kinds."""
+    strings = np.array([isinstance(q, str) for q in qid.tolist()], dtype=bool)
+    if strings.all():
+        return qid.astype(str)
+    if strings.any():
+        text, other = qid[np.argmax(strings)], qid[np.argmin(strings)]
+        raise InputFormatError(f"qid mixes strings and other values ({text!r} and {other!r}): "
+                               "give every query id as a string, or every one as a number")
+    values = np.asarray(qid.tolist())
+    if values.dtype.kind not in "iubf":
+        kinds = sorted({type(q).__name__ for q in qid.tolist()})
+        raise InputFormatError(f"qid must hold integers or strings, found {', '.join(kinds)}")
+    return values

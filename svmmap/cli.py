@@ -48,9 +48,10 @@ from .options import (
     DEFAULT_REL_GAP,
     DEFAULT_SELECT_TOL,
     MAX_ABS_VALUE,
+    MAX_NDCG_LABEL,
     ORACLES,
 )
-from .params import check_svmmap
+from .params import ParameterError, check_c_path, check_svmmap
 
 __all__ = ["learn_main", "classify_main"]
 
@@ -76,15 +77,19 @@ def _loss(text):
 
 
 def _c_values(text):
-    """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more numbers, none twice."""
+    """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more numbers (a path's values are checked by
+    SVMMapCV's rule, svmmap.params.check_c_path; a single C by SVMMap's)."""
     values = []
     for part in text.split(","):
         try:
             values.append(float(part))  # the range is the estimator's check (_learn_model)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {part.strip()!r}") from None
-    if len(set(values)) != len(values):
-        raise argparse.ArgumentTypeError(f"a C value is listed twice in {text!r}")
+    if len(values) > 1:
+        try:
+            check_c_path(values)
+        except ParameterError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return values
 
 
@@ -177,15 +182,15 @@ def _learn_parser():
     parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
                         help="choose C on this fraction of the training queries, held out "
                              "at random (RankLib's -tvs), instead of an --eval-set file")
-    parser.add_argument("--select-metric", default="map", type=_select_metric,
+    parser.add_argument("--select-metric", default=None, type=_select_metric,
                         metavar="NAME",
                         help=f"validation measure that chooses C: {help_text('select')} "
-                             "(default map)")
-    parser.add_argument("--select-tol", type=_select_tol, default=DEFAULT_SELECT_TOL,
+                             "(default map; with --eval-set or --holdout only)")
+    parser.add_argument("--select-tol", type=_select_tol, default=None,
                         metavar="T",
                         help="validation measures within T of the best are ties, won by the "
                              f"smallest C (default {DEFAULT_SELECT_TOL:g}: equal to 3 "
-                             "decimals; 0: the best)")
+                             "decimals; 0: the best; with --vali or --holdout only)")
     parser.add_argument("-e", "--epsilon", type=_number_or_off, default=DEFAULT_EPSILON,
                         help="stop when no constraint is violated by more than EPSILON, or "
                              f"'off' (default {_shown(DEFAULT_EPSILON)}); with --rel-gap too, "
@@ -197,7 +202,7 @@ def _learn_parser():
                         metavar="{0,3,4,n-slack,1-slack}",
                         help="0 or n-slack: the paper's Algorithm 1; 3 or 1-slack (default): "
                              "Joachims et al. 2009; 4: 1-slack with the constraint cache")
-    parser.add_argument("--cache-size", type=int, default=None, metavar="N",
+    parser.add_argument("--cache-size", type=positive_int, default=None, metavar="N",
                         help=f"-w 4: outputs remembered per query (default "
                              f"{DEFAULT_CACHE_SIZE})")
     parser.add_argument("-l", "--loss", type=_loss, default="map", metavar="LOSS",
@@ -302,6 +307,10 @@ def _learn_options(parser, args):
     if len(args.C) > 1 and args.eval_set is None and args.holdout is None:
         parser.error("several -c values are chosen among on validation queries: give --eval-set "
                      "FILE or --holdout FRACTION")
+    if (args.select_metric is not None or args.select_tol is not None) and \
+            args.eval_set is None and args.holdout is None:
+        parser.error("--select-metric and --select-tol say how C is chosen on validation "
+                     "queries: give -c C1,C2,... with --eval-set FILE or --holdout FRACTION")
     if (args.eval_set is not None or args.holdout is not None) and \
             (args.dask_workers or args.scheduler):
         parser.error("choosing C on validation queries (--eval-set, --holdout) runs on one "
@@ -422,8 +431,9 @@ def _learn_here(args, params, selecting, callbacks, started):
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights])
+    max_label = MAX_NDCG_LABEL if parse_loss(args.loss)[0] == "ndcg" else None
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
-                              n_threads=args.n_threads)
+                              n_threads=args.n_threads, max_label=max_label)
     n_features = X.shape[1]
     sample_weight = None
     if args.query_weights is not None:
@@ -441,18 +451,24 @@ def _learn_here(args, params, selecting, callbacks, started):
     if selecting:
         from . import selection
 
+        metric = args.select_metric or "map"
+        tol = DEFAULT_SELECT_TOL if args.select_tol is None else args.select_tol
         if args.eval_set is not None:
             vali, source = load_svmlight(args.eval_set, n_features=n_features,
                                          max_abs_value=MAX_ABS_VALUE,
                                          n_threads=args.n_threads), "eval_set"
+            selection.check_validation(vali[1], vali[2], metric, args.eval_set)
         else:
             (X, y, qid), vali, source = selection.holdout(X, y, qid, args.holdout)
         prepared = training.prepare(params, X, y, qid)
-        fitted = selection.select_c(params, prepared, sorted(args.C), vali,
-                                    args.select_metric, args.select_tol, callbacks, source)
+        fitted = selection.select_c(params, prepared, sorted(args.C), vali, metric, tol,
+                                    callbacks, source)
         params = {**params, "C": fitted["selection_"]["C"]}
     else:
-        prepared = training.prepare(params, X, y, qid, sample_weight)
+        try:
+            prepared = training.prepare(params, X, y, qid, sample_weight)
+        except training.QueryWeightsError as exc:  # the weights file is what is wrong
+            raise InputFormatError(exc.reason, args.query_weights) from None
         learner = training.learner(params, params["C"], callbacks)
         result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
                                 params["C"])

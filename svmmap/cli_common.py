@@ -90,7 +90,9 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
     parser.add_argument("test_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
                                           "standard input), or an index file")
     parser.add_argument("model_file", help=model_help)
-    parser.add_argument("predictions_file", help="where to write one score per input line")
+    parser.add_argument("predictions_file", help="where to write one score per input line "
+                                                 "(- for standard output; the metrics then "
+                                                 "go to standard error)")
     parser.add_argument("-v", "--verbose", type=int, default=1,
                         help="0 quiet, 1 metrics (default)")
     parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
@@ -135,8 +137,13 @@ def refuse_swapped(parser, data_file, order):
                      f"{order}")
 
 
+#: the predictions path that means standard output (the metrics then go to standard error)
+STDOUT = "-"
+
+
 def classify_main(argv=None, prog="svmmap_classify"):
-    """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.model_file)."""
+    """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.model_file);
+    ``predictions_file`` "-" writes the scores to standard output."""
     parser = classify_parser(prog)
     args = parser.parse_args(argv)
     refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
@@ -149,20 +156,29 @@ def classify_main(argv=None, prog="svmmap_classify"):
         from .io import input_files, load_svmlight
         from .model_file import load_scorer
 
-        check_output(args.predictions_file,
-                     [args.model_file, *input_files(args.test_file), args.group])
+        to_stdout = args.predictions_file == STDOUT
+        if not to_stdout:
+            check_output(args.predictions_file,
+                         [args.model_file, *input_files(args.test_file), args.group])
         n_features, score = load_scorer(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=n_features, group=args.group,
                                   max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads)
         scores = score(X, qid)
-        write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
+        lines = [f"{s!r}\n" for s in scores.tolist()]
+        if to_stdout:
+            sys.stdout.writelines(lines)
+            sys.stdout.flush()
+        else:
+            write_text_atomically(args.predictions_file, lines)
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention,
                                        measures=args.metrics)
+            report = sys.stderr if to_stdout else sys.stdout
             print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "
-                  f"({args.convention} convention, {summary['queries']} queries averaged)")
+                  f"({args.convention} convention, {summary['queries']} queries averaged)",
+                  file=report)
             for name, value in summary.items():
                 if name != "queries":
-                    print(f"{name}: {value:.4f}")
+                    print(f"{name}: {value:.4f}", file=report)
 
     return run(prog, args.debug, classify, args.test_file)

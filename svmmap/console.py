@@ -18,6 +18,7 @@ as the interruption it is.
 
 import _thread
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -89,3 +90,22 @@ classify_main = _command("svmmap_classify", "svmmap.cli", "classify_main")
 baseline_learn_main = _command("svmmap_baseline_learn", "svmmap.baselines.cli", "learn_main")
 baseline_classify_main = _command("svmmap_baseline_classify", "svmmap.baselines.cli",
                                   "classify_main")
+
+
+def print_output(prog, text):
+    """Print ``text`` (and a newline) on standard output; return the exit status.  A write
+    that fails (``> /dev/full``) is one line on stderr and status 1, not a traceback; a reader
+    that stopped early (``| head``) is no error (status 0).  Standard output is then pointed at
+    /dev/null, so that the interpreter's final flush does not fail a second time."""
+    try:
+        print(text, flush=True)
+        return 0
+    except OSError as err:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        if isinstance(err, BrokenPipeError):
+            return 0
+        print(f"{prog}: error: cannot write to standard output: {err.strerror}",
+              file=sys.stderr)
+        return 1

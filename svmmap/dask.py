@@ -29,6 +29,7 @@ Dask (``pip install svmmap[dask]``) is imported when this module is.
 
 import contextlib
 import glob
+import logging
 import os
 import warnings
 
@@ -49,9 +50,9 @@ from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
 from . import metrics
 from .collection import QueryCollection
-from .errors import InputFormatError
+from .errors import InputFormatError, SVMMapError
 from .estimator import SVMMap
-from .io import load_svmlight
+from .io import STDIN, group_file, load_svmlight
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import Anything
 from .training import MAX_FEATURES, make_plugin
@@ -441,12 +442,38 @@ def cluster_client(n_workers=None, scheduler=None):
     """A Client of the scheduler at ``scheduler`` (an address), or of a LocalCluster of
     ``n_workers`` worker processes with one thread each on this machine, closed on exit."""
     if scheduler is not None:
-        with Client(scheduler, timeout="20s") as client:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (ValueError, OSError) as exc:  # a malformed address, or none answering
+            raise SVMMapError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler "
+                              f"there ({exc})") from None
+        with client:
             yield client
         return
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
+    # the workers' own logs (a task's failure, shutdown notices) are not the command's
+    # output: the command reports errors in one line itself
+    with _quiet_logs(), LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                     processes=True, dashboard_address=":0",
+                                     silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster) as client:
         yield client
+
+
+@contextlib.contextmanager
+def _quiet_logs():
+    """distributed's loggers in this process (client, scheduler) silenced below CRITICAL,
+    their levels restored on exit."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "distributed.worker",
+                                                    "distributed.scheduler",
+                                                    "distributed.client")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 # -- reading shards on the workers -----------------------------------------------------------
@@ -464,13 +491,21 @@ def read_svmlight(paths, n_features=None, client=None, max_abs_value=None):
     """
     client = client if client is not None else default_client()
     files = expand_paths(paths)
-    shards = client.map(_read_shard, files, n_features=n_features,
-                         max_abs_value=max_abs_value, pure=False)
+    # standard input ("-") is this process's: read here and sent to a worker (a worker
+    # reading "-" would read its own, empty, standard input)
+    shards = [client.scatter([_read_shard(STDIN, n_features, max_abs_value)], hash=False)[0]
+              if file == STDIN else
+              client.submit(_read_shard, file, n_features, max_abs_value, pure=False)
+              for file in files]
     shapes = client.gather(client.map(_shard_shape, shards))
     width = n_features if n_features is not None else max(d for _, d, _ in shapes)
     numeric = all(kind != "U" and kind != "O" for _, _, kind in shapes)
     qid_dtype = np.int64 if numeric else object
-    padded = client.map(_pad_shard, shards, n_features=width, str_qid=not numeric)
+    offsets = _group_offsets(files, client.gather(
+        [client.submit(_grouped_queries, shard, file, pure=False)
+         for shard, file in zip(shards, files)]))
+    padded = [client.submit(_pad_shard, shard, width, not numeric, offset)
+              for shard, offset in zip(shards, offsets)]
     parts = [client.submit(lambda s, i: s[i], shard, i) for shard in padded for i in range(3)]
     X = da.concatenate([
         da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.float64,
@@ -507,10 +542,33 @@ def _shard_shape(shard):
     return X.shape[0], X.shape[1], qid.dtype.kind
 
 
-def _pad_shard(shard, n_features, str_qid):
+def _grouped_queries(shard, path):
+    """The number of queries of a shard whose queries come from a group file (numbered 1, 2,
+    ...: svmmap.io.group_file), or None when its lines carry qid:."""
+    return None if group_file(path) is None else int(shard[2].max(initial=0))
+
+
+def _group_offsets(files, sizes):
+    """What to add to each shard's query ids: shards whose queries come from group files are
+    numbered 1, 2, ... on through the shards, as load_svmlight numbers the files of an index
+    file (each shard's own 1, 2, ... would merge the shards' queries); such shards cannot be
+    mixed with shards whose lines carry qid:."""
+    if all(size is None for size in sizes):
+        return [0] * len(files)
+    if any(size is None for size in sizes):
+        raise InputFormatError(
+            "the lines carry qid: but other shards take their queries from group files: "
+            "their query ids would be confused; give every shard qid: or a group file",
+            files[sizes.index(None)])
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+
+
+def _pad_shard(shard, n_features, str_qid, qid_offset=0):
     X, y, qid = shard
     if X.shape[1] != n_features:
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    if qid_offset:
+        qid = qid + qid_offset
     if str_qid:
         qid = qid.astype(str).astype(object)
     return X, y, qid

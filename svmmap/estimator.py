@@ -83,7 +83,6 @@ class SVMMap(BaseRanker):
     _parameter_scopes = SVMMAP_SCOPES
     KIND = "svmmap"
     _runtime_params = training.RUNTIME_PARAMS
-    _min_features = 0  # lines without features train (every score 0)
 
     def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
                  max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,

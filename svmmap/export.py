@@ -55,16 +55,17 @@ def linear_weights(model):
     Refuses models that are not linear in the data's features: RankBoost's thresholds and
     SVMs trained on binned features (``--n-thresholds``), whose weights are over
     indicators."""
+    path = None
     if not hasattr(model, "get_params"):
-        model = load_model(model)
+        path, model = model, load_model(model)
     kind = getattr(model, "KIND", None) or type(model).__name__.lower()
     if not hasattr(model, "coef_"):
         raise ModelFileError(f"a {kind} model is not a linear function of the features: "
-                             "only linear models can be exported")
+                             "only linear models can be exported", path)
     if getattr(model, "feature_map_", None) is not None:
         raise ModelFileError("the model was trained on binned features (--n-thresholds): it "
                              "is linear in the indicator features, not in the data's "
-                             "features, so neither format can hold it")
+                             "features, so neither format can hold it", path)
     coef = np.asarray(model.coef_, dtype=np.float64)
     intercept = float(getattr(model, "intercept_", 0.0) or 0.0)
     loss = getattr(model, "loss", None)
@@ -122,12 +123,35 @@ def export(model, path, format="ltr", feature_names=None, name="svmmap"):
 
 
 def read_feature_names(path):
-    """One feature name per non-blank line, in the order of the feature indices."""
+    """One feature name per line (UTF-8), line k naming feature k, in the order of the
+    feature indices.  A blank line is refused with its line number (skipping it would give
+    every later feature its neighbour's name), and so is a name given twice; blank lines
+    at the end of the file are ignored."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return [line.strip() for line in handle if line.strip()]
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise InputFormatError(f"cannot read feature names: {exc.strerror}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise InputFormatError(f"not valid UTF-8 (byte 0x{data[err.start]:02x}): save the "
+                               "names as UTF-8", path, line) from None
+    names = [line.strip() for line in text.removeprefix("\ufeff").splitlines()]
+    while names and not names[-1]:
+        names.pop()
+    first = {}
+    for lineno, name in enumerate(names, 1):
+        if not name:
+            raise InputFormatError(f"blank line: line k names feature k, so a blank line "
+                                   f"would shift every later name (name feature {lineno})",
+                                   path, lineno)
+        if name in first:
+            raise InputFormatError(f"feature name {name!r} repeated (first on line "
+                                   f"{first[name]})", path, lineno)
+        first[name] = lineno
+    return names
 
 
 def main(argv=None):
@@ -150,7 +174,12 @@ def main(argv=None):
     try:
         check_output(args.output_file, [args.model_file, args.feature_names])
         names = None if args.feature_names is None else read_feature_names(args.feature_names)
-        export(args.model_file, args.output_file, args.format, names, args.name)
+        try:
+            export(args.model_file, args.output_file, args.format, names, args.name)
+        except InputFormatError as exc:  # the names do not fit the model: name their file
+            if exc.path is not None or args.feature_names is None:
+                raise
+            raise InputFormatError(exc.reason, args.feature_names) from None
     except (SVMMapError, OSError) as exc:
         if args.debug:
             raise

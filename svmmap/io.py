@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from ._svmlight_reader import is_ascii, parse_svmlight
 from .atomic import write_text_atomically
 from .errors import InputFormatError
-from .options import thread_count
+from .options import ndcg_label_error, thread_count
 
 __all__ = ["load_svmlight", "dump_svmlight", "input_files"]
 
@@ -95,7 +95,7 @@ MISSING_QID = "missing qid:<id> after the label"
 
 
 def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None, n_threads=1):
+                  max_abs_value=None, n_threads=1, max_label=None):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -115,7 +115,11 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     group : str or PathLike, optional
         Group file for data whose lines carry no ``qid:`` (one query size per line, LightGBM's
         ``.query`` format); only with a single data file. Without it, ``<data file>.query``
-        is used when such data has one beside it. Queries are numbered 1, 2, ... in order.
+        is used when such data has one beside it. Queries are numbered 1, 2, ... in order,
+        on through every file read (an index file listing two such files, each with its
+        ``.query``, gives the second file's queries the numbers after the first's); files
+        whose lines carry ``qid:`` cannot be read together with files whose queries come
+        from group files.
 
     max_abs_value : float, optional
         Refuse, with file and line, a feature value of larger magnitude.  The command-line
@@ -124,6 +128,9 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     n_threads : int
         Threads parsing a file: its text is cut at line ends into up to that many chunks of
         at least 1 MiB, parsed in parallel and merged; the result is the same as with one.
+    max_label : float, optional
+        Refuse, with file and line, a label above it (``svmmap_learn -l ndcg...`` passes
+        ``svmmap.options.MAX_NDCG_LABEL``: the gain 2^label - 1 of a larger grade overflows).
 
     Returns
     -------
@@ -161,9 +168,15 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         if group is not None and len(sources) != 1:
             raise InputFormatError("a group file goes with a single data file", group)
         for source in sources:  # listed files are opened one at a time
-            with source if isinstance(source, _Source) else _Source(source) as opened:
-                parts.append(_parse_source(opened, limits, group, return_comments,
-                                           thread_count(n_threads)))
+            try:
+                with source if isinstance(source, _Source) else _Source(source) as opened:
+                    parts.append(_parse_source(opened, limits, group, return_comments,
+                                               thread_count(n_threads)))
+                    if max_label is not None:
+                        _check_labels(opened, parts[-1].labels, max_label)
+            except MemoryError:  # name the file being read (the command adds what to do)
+                raise MemoryError(f"reading {getattr(source, 'path', source)}") from None
+    _number_group_queries(parts, sources)
     if n_features is None:
         n_features = max(part.max_index for part in parts)
     X = _csr(parts, n_features)
@@ -175,6 +188,44 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     if not return_comments:
         return X, y, qid
     return X, y, qid, [c for part in parts for c in part.comments]
+
+
+def _check_labels(source, labels, max_label):
+    """Refuse, naming the file and line, the first label above ``max_label`` (an NDCG loss's
+    largest grade: svmmap.options.ndcg_label_error)."""
+    over = np.flatnonzero(labels > max_label)
+    if len(over):
+        row = int(over[0])
+        raise InputFormatError(ndcg_label_error(labels[row]), source.path,
+                               _line_of_row(source.view, row))
+
+
+def _line_of_row(data, row):
+    """The line number of the ``row``-th document (0-based) of a data file's bytes."""
+    text = str(data, "utf-8", "replace")
+    for k, (lineno, _, _) in enumerate(_data_lines(text)):
+        if k == row:
+            return lineno
+    return None
+
+
+def _number_group_queries(parts, sources):
+    """Queries numbered from group files run on through the files: part k's 1, 2, ... follow
+    the previous parts' (so that two files' queries are never merged); such parts cannot be
+    mixed with parts whose lines carry ``qid:``."""
+    grouped = [part.from_group for part in parts]
+    if not any(grouped):
+        return
+    if not all(grouped):
+        with_qid = sources[grouped.index(False)]
+        raise InputFormatError(
+            "the lines carry qid: but other files read with it take their queries from "
+            "group files: their query ids would be confused; give every file qid: or a "
+            "group file", getattr(with_qid, "path", with_qid))
+    offset = 0
+    for part in parts:
+        part.qid = part.qid + offset
+        offset = int(part.qid[-1]) if len(part.qid) else offset
 
 
 @dataclass
@@ -191,6 +242,7 @@ class _Part:
     qid: np.ndarray
     qid_texts: list
     comments: list
+    from_group: bool = False
 
     def qid_text(self):
         """The query ids as the file wrote them."""
@@ -265,8 +317,11 @@ def load_query_weights(path, qid):
     comments and blank lines ignored; the format ``svmmap_learn --query-weights`` reads):
     ``{qid value: weight}``, the keys as ``qid`` holds them.  Weights are finite and
     non-negative, each query listed once; a query of ``qid`` the file does not list is an
-    error."""
+    error.  Query ids are compared as the reader makes them: when ``qid`` holds integers
+    (load_svmlight reads ``qid:001`` as 1), a listed id that is an integer is compared as a
+    number (``001`` and ``1`` are the same query); otherwise ids are compared as text."""
     text = _read_text(path)
+    numeric = np.issubdtype(np.asarray(qid).dtype, np.integer)
     weights, lines = {}, {}
     for lineno, tokens, _ in _data_lines(text):
         if len(tokens) != 2:
@@ -274,6 +329,8 @@ def load_query_weights(path, qid):
         name, value = tokens
         if name.startswith("qid:"):
             name = name[4:]
+        if numeric and _INT_RE.fullmatch(name):
+            name = str(int(name))
         try:
             weight = float(value)
         except ValueError:
@@ -477,7 +534,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
     from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
     first = _first_line(source.view)
-    has_qid = first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
+    has_qid = _has_qid(first)
     if group is None and not has_qid and str(path) != STDIN_NAME:
         beside = Path(f"{path}{GROUP_SUFFIX}")
         group = beside if beside.is_file() else None
@@ -496,14 +553,31 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
     part = _parse(path, source.view, limits, return_comments, with_qid=False,
                   n_threads=n_threads)
     part.qid, part.qid_texts = _group_qids(group, len(part.labels), path), None
+    part.from_group = True
     return part
+
+
+def _has_qid(first):
+    """Whether a file's first data line ((line number, tokens) or None) carries ``qid:``."""
+    return first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
+
+
+def group_file(path):
+    """The group file load_svmlight takes the queries of the single data file ``path`` from
+    when no ``group`` is given: ``<path>.query`` if it exists and the file's lines carry no
+    ``qid:``; otherwise (and for standard input) None."""
+    beside = Path(f"{path}{GROUP_SUFFIX}")
+    if str(path) == STDIN or not beside.is_file():
+        return None
+    with _Source(path) as source:
+        return None if _has_qid(_first_line(source.view)) else beside
 
 
 def _group_qids(group, n_documents, data_path):
     """Query ids 1, 2, ... repeated by the sizes in a group file (one positive integer a line)."""
     sizes = []
     for lineno, tokens, _ in _data_lines(_read_text(group)):
-        if len(tokens) != 1 or not tokens[0].isdigit() or int(tokens[0]) == 0:
+        if len(tokens) != 1 or not _INDEX_RE.fullmatch(tokens[0]) or int(tokens[0]) == 0:
             raise InputFormatError(f"expected one query size (a positive integer), got "
                                    f"{' '.join(tokens)!r}", group, lineno)
         sizes.append(int(tokens[0]))

@@ -28,10 +28,10 @@ USES = ("loss", "report", "select")
 
 
 _FIELDS = ("name", "label", "cutoff", "metric", "help", "plugin", "oracle", "loss_cutoff",
-           "select")
+           "select", "graded")
 
 
-class Measure(namedtuple("Measure", _FIELDS, defaults=(None, None, None, True))):
+class Measure(namedtuple("Measure", _FIELDS, defaults=(None, None, None, True, False))):
     """One ranking measure (module docstring); a named tuple (dataclasses would import
     ``inspect``, a tenth of the commands' start-up).
 
@@ -47,6 +47,8 @@ class Measure(namedtuple("Measure", _FIELDS, defaults=(None, None, None, True)))
     ``loss_cutoff``: the cutoff rule of the loss name, when it differs from ``cutoff`` (MAP@k
     is reported, but the MAP plugin optimises the whole ranking's AP).
     ``select``: whether model selection may choose by it.
+    ``graded``: whether it weighs relevance grades (a query whose documents all share one
+    grade then scores the same under every ranking); otherwise only label > 0 counts.
     """
 
     __slots__ = ()
@@ -73,7 +75,7 @@ MEASURES = {m.name: m for m in (
             plugin="MapPlugin", loss_cutoff=NO_CUTOFF),
     Measure("ndcg", "NDCG", OPTIONAL_CUTOFF, "ndcg",
             "normalised discounted cumulative gain (no cutoff: the whole ranking)",
-            plugin="MeasurePlugin", oracle="ndcg"),
+            plugin="MeasurePlugin", oracle="ndcg", graded=True),
     Measure("mrr", "MRR", NO_CUTOFF, "rr", "reciprocal rank of the first relevant document",
             plugin="MeasurePlugin", oracle="mrr"),
     Measure("p", "P", REQUIRED_CUTOFF, "p", "precision of the top k",
@@ -88,7 +90,8 @@ MEASURES = {m.name: m for m in (
             "accuracy of the best score threshold (as a loss: a classification SVM with bias)",
             plugin="AccuracyPlugin", select=False),
     Measure("err", "ERR", REQUIRED_CUTOFF, "err",
-            "expected reciprocal rank of the cascade model (Chapelle et al., CIKM 2009)"),
+            "expected reciprocal rank of the cascade model (Chapelle et al., CIKM 2009)",
+            graded=True),
 )}
 
 

@@ -2,13 +2,17 @@
 the scikit-learn estimator over svmmap.selection (the one module of model selection, which
 holds the path, the validation measure, the tie rule and the held-out split)."""
 
-from sklearn.utils.validation import check_is_fitted
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import training
+from .base import check_qid
+from .errors import InputFormatError
 from .estimator import SVMMap
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
+from .params import check_c_path
 from .selection import (
     SELECTION_RULES,
-    check_cs,
     choose,
     holdout,
     holdout_split,
@@ -64,21 +68,25 @@ class SVMMapCV(SVMMap):
 
     def _check_param_rules(self, params):
         super()._check_param_rules(params)
-        check_cs(self.Cs)
+        check_c_path(self.Cs)
         validation_measure(self.select_metric)
 
     def fit(self, X, y, qid, eval_set=None, callbacks=None):
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
-        ((X, y, qid) of validation documents), or on held-out training queries.
+        ((X, y, qid) of validation documents, checked like X: its columns, finite values, one
+        qid per row), or on held-out training queries.  Validation queries on which every C
+        scores the same (none with a relevant and a non-relevant document) are refused:
+        svmmap.selection.check_validation.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
+        X, y, qid = self._validate_training_data(X, y, qid)  # before any split by qid
         if eval_set is None:
             (X, y, qid), eval_set, source = holdout(X, y, qid, self.holdout,
                                                     self.random_state)
         else:
-            source = "eval_set"
-        Cs = check_cs(self.Cs)
-        prepared = self._prepare(X, y, qid)
+            eval_set, source = self._validate_eval_set(eval_set), "eval_set"
+        Cs = check_c_path(self.Cs)
+        prepared = training.prepare(self.get_params(deep=False), X, y, qid)
         fitted = select_c(self.get_params(deep=False), prepared, Cs, eval_set,
                           self.select_metric, self.select_tol,
                           self._callbacks(callbacks), source)
@@ -87,6 +95,22 @@ class SVMMapCV(SVMMap):
         self.C_ = self.selection_["C"]
         self.path_ = self.selection_["path"]
         return self
+
+    def _validate_eval_set(self, eval_set):
+        """(X, y, qid) of the validation documents, checked as the training data is: the
+        training data's columns (and names), finite values, one qid per row."""
+        try:
+            X, y, qid = eval_set
+        except (TypeError, ValueError):
+            raise InputFormatError("eval_set must be (X, y, qid) of validation documents") \
+                from None
+        try:
+            X, y = validate_data(self, X, y, reset=False, accept_sparse="csr",
+                                 dtype=np.float64, y_numeric=True)
+            return X, y, check_qid(qid, X.shape[0])
+        except ValueError as exc:
+            reason = str(exc).splitlines()[0]  # scikit-learn's NaN advice runs on for lines
+            raise InputFormatError(f"eval_set: {reason}") from None
 
     def best_estimator(self):
         """A plain SVMMap with C = C_ holding the chosen model (what ``save`` writes)."""

@@ -15,6 +15,17 @@ DEFAULT_REL_GAP = 1e-6
 #: model selection: validation measures within this of the best are ties, won by the smallest
 #: C (svmmap.selection.choose; values equal to 3 decimals)
 DEFAULT_SELECT_TOL = 5e-4
+#: the largest relevance grade an NDCG loss trains on: its gain 2^label - 1 (about 1e154)
+#: leaves every query's sum of gains, and their products with the discounts, far inside the
+#: float64 range; a larger grade is refused with its file and line (svmmap_learn) or row
+#: (the API), never capped.  The other losses only ask whether label > 0: any grade works.
+MAX_NDCG_LABEL = 512
+
+
+def ndcg_label_error(label):
+    """Why a relevance grade ``label`` cannot be trained with an NDCG loss."""
+    return (f"label {label:g} is too large for an NDCG loss: its gain 2^label - 1 overflows "
+            f"(grades at most {MAX_NDCG_LABEL})")
 
 
 def thread_count(n_threads):

@@ -35,7 +35,7 @@ from svmstruct_api.qp import QPError
 from . import metrics, training
 from .collection import check_features
 from .errors import InputFormatError
-from .measures import parse_select_metric
+from .measures import MEASURES, parse, parse_select_metric
 from .params import Interval, Sequence, Text
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
@@ -48,21 +48,39 @@ SELECTION_RULES = {
 }
 
 
-def check_cs(Cs):
-    """The C values of a path as floats in increasing order; ValueError unless a non-empty
-    list of positive finite numbers."""
-    values = np.asarray(Cs, dtype=float) if not isinstance(Cs, str) else np.array([np.nan])
-    if values.ndim != 1 or len(values) == 0 or not np.all(np.isfinite(values) & (values > 0)):
-        raise ValueError(f"Cs must be a non-empty list of positive finite numbers, got {Cs!r}")
-    return sorted(float(c) for c in values)
-
-
 def validation_measure(name):
     """The function (scores, labels, qid) -> mean measure (LETOR convention,
     svmmap.metrics.measure_mean) of a validation measure's name, case-insensitive: a measure
     of svmmap.measures that model selection may choose by ("map", "ndcg", "ndcg@10",
     "err@10", ...: svmmap.measures.help_text("select")); ValueError for another name."""
     return partial(metrics.measure_mean, parse_select_metric(name))
+
+
+def check_validation(y, qid, select_metric, path=None, source=None):
+    """Refuse validation documents on which every ranking scores the same ``select_metric``:
+    no query with a relevant (label > 0) and a non-relevant document (for a graded measure,
+    NDCG or ERR, with two different grades, one relevant).  Every C would then score the same
+    (0 when no document is relevant), and "choosing" the smallest would be a silent
+    accident.  ``path``
+    (the vali file) or ``source`` (e.g. "eval_set") names what was given."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    _, inverse = np.unique(np.asarray(qid).ravel(), return_inverse=True)
+    inverse = inverse.ravel()
+    n_queries = int(inverse.max()) + 1 if len(inverse) else 0
+    lowest, highest = np.full(n_queries, np.inf), np.full(n_queries, -np.inf)
+    np.minimum.at(lowest, inverse, y)
+    np.maximum.at(highest, inverse, y)
+    if MEASURES[parse(select_metric.lower(), "select")[0]].graded:
+        informative, what = (highest > 0) & (highest > lowest), \
+            "two different grades, one of them relevant (label > 0)"
+    else:
+        informative, what = (highest > 0) & (lowest <= 0), \
+            "both a relevant (label > 0) and a non-relevant document"
+    if not informative.any():
+        given = "" if source is None else f" ({source})"
+        raise InputFormatError(
+            f"none of the {n_queries} validation queries{given} has {what}: every C "
+            f"scores the same {select_metric}, so it cannot choose C", path)
 
 
 def choose(values, select_tol=0.0):
@@ -109,6 +127,7 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     with its iterations, seconds, objectives, relative gap, status and validation measure)."""
     measure = validation_measure(select_metric)
     X_vali, y_vali, qid_vali = vali
+    check_validation(y_vali, qid_vali, select_metric, source=source)
     if prepared["feature_map"] is not None:
         X_vali = prepared["feature_map"].transform(check_features(X_vali), qid_vali)
     plugin = prepared["plugin"]

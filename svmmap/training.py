@@ -31,11 +31,26 @@ MAX_FEATURES = 2**27
 RUNTIME_PARAMS = ("n_threads", "verbose", "max_time")
 
 
+def no_features_error(shape, estimator):
+    """The message of data without a feature column (every line ``<label> qid:<q>`` alone):
+    scikit-learn's words, which its estimator checks look for, so that svmmap_learn and the
+    estimators (validate_data) say the same."""
+    return (f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
+            f"required by {estimator}.")
+
+
+class QueryWeightsError(InputFormatError):
+    """The query (or document) weights leave nothing to train on: the weights are at fault,
+    not the data (svmmap_learn names its --query-weights file)."""
+
+
 def prepare(params, X, y, qid, sample_weight=None):
     """The training problem of validated arrays (X float64 CSR or C-contiguous dense, y, qid
     one per row): the fitted feature map, the plugin over the trainable queries and the
     counts the model records (a dict), with skipped queries warned about (the warnings
     point at the code that called an estimator's fit: fit -> _prepare -> prepare)."""
+    if X.shape[1] == 0:
+        raise InputFormatError(no_features_error(X.shape, "SVMMap"))
     collection = QueryCollection.from_arrays(X, y, qid)  # the one finiteness check, grouping
     feature_map = None
     if params["feature_map"] is not None:
@@ -70,13 +85,13 @@ def prepare(params, X, y, qid, sample_weight=None):
         if not np.all(example_weights > 0):
             kept = np.flatnonzero(example_weights > 0)
             if len(kept) == 0:
-                raise InputFormatError("every query that carries constraints has zero weight: "
-                                       "there is nothing to train on")
+                raise QueryWeightsError("every query that carries constraints has zero "
+                                        "weight: there is nothing to train on")
             warnings.warn(f"{len(queries) - len(kept)} queries of weight 0 are left "
                           "out", stacklevel=4)
             queries, example_weights = queries[kept], example_weights[kept]
     elif weights is not None and not np.any(weights > 0):
-        raise InputFormatError("every document has zero weight: there is nothing to train on")
+        raise QueryWeightsError("every document has zero weight: there is nothing to train on")
     model = make_plugin(params, collection, None if weights is None or loss != "acc"
                    else weights[collection.rows], queries=queries)
     model.example_weights = example_weights

@@ -139,6 +139,26 @@ def test_shards_read_on_the_workers(client, ohsumed, local_fit, tmp_path):
         read_svmlight(str(tmp_path / "nothing-*.txt"), client=client)
 
 
+def test_grouped_shards_keep_their_queries_apart(client, tmp_path):
+    """Shards without qid: whose .query files number their queries 1, 2, ... each are read as
+    load_svmlight reads them from an index file: numbered on through the shards (issue 22;
+    each shard's query 1 was one query spread over the partitions, refused)."""
+    sizes = [[3, 2], [1], [2, 2, 1]]
+    for k, shard in enumerate(sizes):
+        rows = sum(shard)
+        (tmp_path / f"g-{k}.txt").write_text("".join(f"{i % 2} 1:{i + 1} 2:{k}\n"
+                                                      for i in range(rows)))
+        (tmp_path / f"g-{k}.txt.query").write_text("".join(f"{n}\n" for n in shard))
+    (tmp_path / "index.txt").write_text("".join(f"g-{k}.txt\n" for k in range(3)))
+    _, _, qid = read_svmlight(str(tmp_path / "g-*.txt"), client=client)
+    expected = load_svmlight(tmp_path / "index.txt")[2]
+    np.testing.assert_array_equal(qid.compute(), expected)
+    assert len(np.unique(expected)) == 6
+    (tmp_path / "g-3.txt").write_text("1 qid:7 1:1\n0 qid:7 1:2\n")
+    with pytest.raises(InputFormatError, match="g-3.txt: the lines carry qid: but other"):
+        read_svmlight(str(tmp_path / "g-*.txt"), client=client)
+
+
 def test_model_file_round_trip(client, tmp_path):
     X, y, qid = random_collection(5, n_queries=20, docs=(5, 10))
     model = DaskSVMMap(C=10, max_iter=4, client=client).fit(*_dask(X, y, qid, 60))

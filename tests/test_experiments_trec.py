@@ -106,5 +106,5 @@ def test_bad_qrels_line_and_cli_message(files, tmp_path, capsys):
         trec.main(["build", "--runs", str(files["runA"]), "--qrels", str(qrels), "--out",
                    str(tmp_path / "out.txt")])
     assert exit_info.value.code == 1
-    assert f"{qrels}:2: relevance 'yes' is not a number" in capsys.readouterr().err
+    assert f"{qrels}:2: relevance 'yes' is not a finite number" in capsys.readouterr().err
     assert not (tmp_path / "out.txt").exists()

@@ -222,17 +222,26 @@ def test_old_mac_test_file_is_scored_line_by_line(files, capsys):
     assert len((files / "pred").read_text().splitlines()) == 5
 
 
-def test_lines_without_features_train_and_score(tmp_path, capsys):
+def test_lines_without_features_are_read_and_scored_but_not_trained_on_alone(tmp_path, capsys):
+    """A line may have no features; data in which no line has one is refused by every learner
+    with scikit-learn's one message (issue 22: SVMMap trained a zero model, the baselines
+    refused), and a model trained on features scores such lines 0."""
     data = tmp_path / "bare.dat"
     data.write_text("1 qid:1\n0 qid:1\n0 qid:2\n1 qid:2\n")
     X, y, qid = load_svmlight(data)
     assert X.shape == (4, 0)
-    assert learn_main(["-v", "0", str(data), str(tmp_path / "m")]) == 0
+    assert learn_main(["-v", "0", str(data), str(tmp_path / "m")]) == 1
+    assert baseline_cli.learn_main(["--method", "rankboost", "-v", "0", str(data),
+                                    str(tmp_path / "b")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("Found array with 0 feature(s) (shape=(4, 0)) while a minimum of 1 is "
+                     "required by") == 2 and "Traceback" not in err
+    assert not (tmp_path / "m").exists() and not (tmp_path / "b").exists()
+    mixed = tmp_path / "mixed.dat"
+    mixed.write_text("1 qid:1 1:1\n0 qid:1\n0 qid:2 1:0.5\n1 qid:2 1:2\n")
+    assert learn_main(["-v", "0", str(mixed), str(tmp_path / "m")]) == 0
     assert classify_main(["-v", "0", str(data), str(tmp_path / "m"), str(tmp_path / "p")]) == 0
     assert (tmp_path / "p").read_text() == "0.0\n" * 4
-    assert baseline_cli.learn_main(["--method", "rankboost", "-v", "0", str(data),
-                                    str(tmp_path / "b")]) in (0, 1)
-    assert "Traceback" not in capsys.readouterr().err
 
 
 # --- 3 and 4. extreme values: refused with their place, or trained; never a hang -------------

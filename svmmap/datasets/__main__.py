@@ -7,6 +7,7 @@
 import argparse
 import sys
 
+from ..console import print_output
 from . import DATASETS, path
 
 
@@ -19,16 +20,15 @@ def main(argv=None):
     where.add_argument("name", choices=sorted(DATASETS))
     where.add_argument("split", nargs="?", help="train, vali or test (mq2008); none otherwise")
     args = parser.parse_args(argv)
-    if args.command == "list":
-        for name, splits in DATASETS.items():
-            for split in splits:
-                print(f"{name}\t{split}\t{path(name, split)}")
-        return 0
     try:
-        print(path(args.name, args.split))
+        if args.command == "list":
+            lines = [f"{name}\t{split}\t{path(name, split)}"
+                     for name, splits in DATASETS.items() for split in splits]
+        else:
+            lines = [str(path(args.name, args.split))]
     except (ValueError, FileNotFoundError) as err:
         parser.error(str(err))
-    return 0
+    return print_output(parser.prog, "\n".join(lines))
 
 
 if __name__ == "__main__":

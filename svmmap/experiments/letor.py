@@ -167,6 +167,8 @@ def main(argv=None):
     command = "python -m svmmap.experiments.letor " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     try:
+        # before the run (hours of work), not after it
+        tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
         methods = registry.select_methods(registry.parse_names(args.methods),
                                           registry.parse_grids(args.grid),
                                           exclude=NOT_BY_DEFAULT)

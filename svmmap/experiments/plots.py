@@ -12,10 +12,12 @@ and writes ``ap_scatter_<baseline>.png`` and ``precision_recall.png`` there.
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
+from ..console import print_output
 from ..errors import SVMMapError
 from ..metrics import RECALL_LEVELS
 
@@ -81,17 +83,42 @@ def describe(results, source):
             f"{', '.join(folds)}, LETOR convention", "AP")
 
 
+def _read_results(path):
+    """(results, describe(results)) of a letor.json / trials.json, or the one-line error
+    naming the file when it is not JSON or not such a result (e.g. ``{}``): every method needs
+    a label, 11 interpolated precisions and a number for each query, the same queries for
+    every method."""
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+        queries = None
+        for name, method in results["methods"].items():
+            per_query = {str(q): float(v) for q, v in dict(method["per_query"]).items()}
+            if not isinstance(method["label"], str) or \
+                    len([float(v) for v in method["pr11"]]) != len(RECALL_LEVELS):
+                raise ValueError(f"method {name!r}: a label and {len(RECALL_LEVELS)} "
+                                 "precisions (pr11) are needed")
+            if queries is not None and set(per_query) != queries:
+                raise ValueError(f"method {name!r}: per_query holds other queries than the "
+                                 "first method's")
+            queries = set(per_query)
+        return results, describe(results, path.name)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        what = "not JSON" if isinstance(exc, json.JSONDecodeError) else \
+            f"{type(exc).__name__}: {exc}"
+        raise SVMMapError(f"{path}: not a result file of python -m svmmap.experiments.letor "
+                          f"or .trials ({what})") from None
+
+
 def plot_results(folder, baselines=None):
     """Draw the figures of a letor/trials result folder; returns the written paths."""
     folder = Path(folder)
     found = [folder / name for name in ("letor.json", "trials.json") if (folder / name).exists()]
     if not found:
         raise SVMMapError(f"{folder}: no letor.json or trials.json")
-    results = json.loads(found[0].read_text())
+    results, (title, measure) = _read_results(found[0])
     methods = results["methods"]
     if "svm-map" not in methods:
         raise SVMMapError(f"{found[0]}: no svm-map results to compare against")
-    title, measure = describe(results, found[0].name)
     written = []
     ref = methods["svm-map"]["per_query"]
     for name in baselines or [n for n in methods if n != "svm-map"]:
@@ -117,11 +144,11 @@ def main(argv=None):
                         help="method to scatter against SVM-MAP (repeatable; default all)")
     args = parser.parse_args(argv)
     try:
-        for path in plot_results(args.results, args.baseline):
-            print(path)
+        written = plot_results(args.results, args.baseline)
     except SVMMapError as err:
         parser.exit(1, f"error: {err}\n")
+    return print_output(parser.prog, "\n".join(map(str, written)))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

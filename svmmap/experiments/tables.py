@@ -2,6 +2,27 @@
 
 import csv
 import io
+import os
+from pathlib import Path
+
+from ..errors import SVMMapError
+
+
+def check_out_folder(folder, names):
+    """Refuse, before an experiment runs, an output folder its results could not be written
+    into: a path that exists and is not a folder, a result file name (``names``) that is a
+    folder, or a folder that cannot be created or written (the nearest existing one is not
+    writable)."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise SVMMapError(f"--out {folder}: exists and is not a folder (results are written "
+                          f"into a folder: {', '.join(names)})")
+    for name in names:
+        if (folder / name).is_dir():
+            raise SVMMapError(f"--out {folder}: {name} is a folder, not a file")
+    existing = next(p for p in [folder, *folder.absolute().parents] if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise SVMMapError(f"--out {folder}: {existing} is not a writable folder")
 
 
 def fmt(value, digits=4):

@@ -53,6 +53,14 @@ def _lines(path):
             yield lineno, fields
 
 
+def _check_topic(topic, path, lineno):
+    """Refuse a topic that cannot be the ``qid:`` of the data set's lines (':' or '#'),
+    naming the run or qrels file and line it came from."""
+    if ":" in topic or "#" in topic:
+        raise InputFormatError(f"topic {topic!r} cannot be a query id of the data set (it "
+                               "holds ':' or '#')", path, lineno)
+
+
 def read_run(path):
     """``(tag, {qid: {docno: score}})`` of a TREC run file.
 
@@ -65,6 +73,7 @@ def read_run(path):
             raise InputFormatError(f"expected 6 fields 'qid Q0 docno rank score tag', got "
                                    f"{len(fields)}", path, lineno)
         qid, _, docno, _, score, line_tag = fields
+        _check_topic(qid, path, lineno)
         try:
             value = float(score)
         except ValueError:
@@ -91,8 +100,11 @@ def read_qrels(path):
         try:
             rel = float(fields[3])
         except ValueError:
-            raise InputFormatError(f"relevance {fields[3]!r} is not a number",
-                                   path, lineno) from None
+            rel = float("nan")
+        if not np.isfinite(rel):
+            raise InputFormatError(f"relevance {fields[3]!r} is not a finite number",
+                                   path, lineno)
+        _check_topic(fields[0], path, lineno)
         qrels[fields[0]][fields[2]] = rel
     if not qrels:
         raise InputFormatError("empty qrels file", path)

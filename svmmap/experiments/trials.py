@@ -291,6 +291,8 @@ def main(argv=None):
     except ValueError:
         parser.exit(1, f"error: bad --sizes {args.sizes!r}: expected train,vali,test\n")
     try:
+        # before the run (hours of work), not after it
+        tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
         methods = registry.select_methods(registry.parse_names(args.methods),
                                           registry.parse_grids(args.grid), n_bins or None)
         settings = {k: v for k, v in (("epsilon", args.epsilon),

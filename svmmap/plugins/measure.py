@@ -7,7 +7,9 @@ Khanna, Sawant & Bhattacharyya (KDD 2008)."""
 import numpy as np
 
 from .._loss_kernels import loss_constraints, most_violated, ranking_losses
+from ..errors import InputFormatError
 from ..measures import MEASURES, parse_loss
+from ..options import MAX_NDCG_LABEL, ndcg_label_error
 from .ranking import RankingPlugin
 
 
@@ -40,11 +42,16 @@ class MeasurePlugin(RankingPlugin):
         super().__init__(collection, n_threads, queries)
 
     def kernel_targets(self, collection):
-        gains = gains_of_labels(collection.labels)
-        if not np.all(np.isfinite(gains)):
-            raise ValueError(f"labels up to {np.max(collection.labels)} give infinite NDCG "
-                             "gains 2^label - 1")
-        return gains
+        """NDCG: the gains 2^label - 1, labels above MAX_NDCG_LABEL refused (their gains, or
+        a query's sum of them, overflow the float range); the other measures: 1 for a
+        relevant document, 0 otherwise (only gain > 0 matters to them, so any grade
+        works)."""
+        if self.kind != "ndcg":
+            return (np.asarray(collection.labels) > 0).astype(np.float64)
+        largest = np.max(collection.labels, initial=0.0)
+        if largest > MAX_NDCG_LABEL:
+            raise InputFormatError(ndcg_label_error(largest))
+        return gains_of_labels(collection.labels)
 
     def fused_constraints(self, X, w, targets, ptr):
         return loss_constraints(X, w, targets, ptr, self.kind, self.k, self.n_threads)
