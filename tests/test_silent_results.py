@@ -148,7 +148,7 @@ def test_selection_options_without_validation_are_refused(good, tmp_path, capsys
     with pytest.raises(SystemExit) as info:
         learn_main([*option, str(good), str(tmp_path / "m.json")])
     assert info.value.code == 2
-    assert "give -c C1,C2,... with --vali FILE or --holdout FRACTION" in _error(capsys)
+    assert "give -c C1,C2,... with --eval-set FILE or --holdout FRACTION" in _error(capsys)
 
 
 def test_select_metric_with_validation_is_used(good, tmp_path, capsys):
