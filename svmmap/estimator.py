@@ -5,8 +5,10 @@ from svmstruct_api.callbacks import LogCallback, as_callbacks
 
 from . import training
 from .base import BaseRanker
+from .groups import eval_scores, eval_sets, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
+from .selection import validation_measure
 
 
 class SVMMap(BaseRanker):
@@ -116,7 +118,8 @@ class SVMMap(BaseRanker):
             shown = [LogCallback()]
         return shown + as_callbacks(callbacks)
 
-    def fit(self, X, y, qid=None, sample_weight=None, callbacks=None):
+    def fit(self, X, y, qid=None, sample_weight=None, callbacks=None, *, group=None,
+            eval_set=None, eval_group=None, eval_qid=None, eval_metric="map"):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid (None: all rows
         are one query); return self.
 
@@ -129,13 +132,23 @@ class SVMMap(BaseRanker):
 
         ``callbacks``: one or a list of svmstruct_api.callbacks callbacks (objects with
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
-        told about every cutting-plane iteration, besides what ``verbose`` shows."""
+        told about every cutting-plane iteration, besides what ``verbose`` shows.
+
+        LightGBM's conventions (svmmap.groups): ``group`` instead of qid, the query sizes of
+        rows contiguous per query; ``eval_set`` -- ``(X, y, qid)`` or a list of ``(X, y)``
+        with ``eval_group`` sizes or ``eval_qid`` ids -- on which the fitted model's
+        ``eval_metric`` (a ``select_metric`` name of SVMMapCV, default "map") is recorded in
+        ``best_score_`` (``{"valid_0": {"map": value}, ...}``; empty without eval_set)."""
         self.check_params()
+        qid = training_qid(qid, group, X)
+        sets = eval_sets(eval_set, eval_group, eval_qid)
+        measure = validation_measure(eval_metric)
         prepared = self._prepare(X, y, qid, sample_weight)
         learner = self._learner(self.C, callbacks)
         result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
                                 self.C)
         self._finish(prepared, result)
+        self.best_score_ = eval_scores(self, sets, eval_metric, measure)
         return self
 
     def _check_param_rules(self, params):

@@ -5,6 +5,7 @@ held-out split)."""
 from sklearn.utils.validation import check_is_fitted
 
 from .estimator import SVMMap
+from .groups import eval_scores, eval_sets, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 from .selection import (
     SELECTION_RULES,
@@ -66,25 +67,32 @@ class SVMMapCV(SVMMap):
         check_cs(self.Cs)
         validation_measure(self.select_metric)
 
-    def fit(self, X, y, qid, eval_set=None, callbacks=None):
+    def fit(self, X, y, qid=None, eval_set=None, callbacks=None, *, group=None,
+            eval_group=None, eval_qid=None):
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
-        ((X, y, qid) of validation documents), or on held-out training queries.
+        ((X, y, qid) of validation documents, or LightGBM's list of (X, y) with
+        ``eval_group`` sizes or ``eval_qid`` ids: svmmap.groups; C is chosen on the first
+        set), or on held-out training queries.  ``group``: query sizes instead of qid.
+        ``best_score_`` records the chosen model's ``select_metric`` on every set.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
-        if eval_set is None:
-            (X, y, qid), eval_set, source = holdout(X, y, qid, self.holdout,
-                                                    self.random_state)
+        qid = training_qid(qid, group, X)
+        sets = eval_sets(eval_set, eval_group, eval_qid)
+        if not sets:
+            (X, y, qid), vali, source = holdout(X, y, qid, self.holdout, self.random_state)
         else:
-            source = "eval_set"
+            vali, source = sets[0], "eval_set"
         Cs = check_cs(self.Cs)
         prepared = self._prepare(X, y, qid)
-        fitted = select_c(self.get_params(deep=False), prepared, Cs, eval_set,
+        fitted = select_c(self.get_params(deep=False), prepared, Cs, vali,
                           self.select_metric, self.select_tol,
                           self._callbacks(callbacks), source)
         for name, value in fitted.items():
             setattr(self, name, value)
         self.C_ = self.selection_["C"]
         self.path_ = self.selection_["path"]
+        self.best_score_ = eval_scores(self, sets, self.select_metric,
+                                       validation_measure(self.select_metric))
         return self
 
     def best_estimator(self):
