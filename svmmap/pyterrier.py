@@ -35,10 +35,31 @@ import pyterrier as pt
 from .estimator import SVMMap
 from .model_selection import SVMMapCV
 
-__all__ = ["SVMMapRanker"]
+__all__ = ["SVMMapRanker", "letor_frames"]
 
 #: SVMMapCV's parameters that SVMMap does not have; ``Cs`` set means SVMMapCV
 _CV_ONLY = ("Cs", "select_metric", "holdout", "random_state", "select_tol")
+
+
+def letor_frames(path, n_features=None):
+    """(topics, results, qrels) of an SVMlight / LETOR file for PyTerrier: topics ``qid`` and
+    ``query`` (the qid: LETOR files hold no query text), results ``qid``, ``docno`` (LETOR's
+    ``#docid =`` comments, else line numbers: svmmap.trec_run) and ``features`` (a dense
+    vector per row), qrels ``qid``, ``docno`` and ``label`` (negative labels as 0)."""
+    import pandas as pd
+
+    from .io import load_svmlight
+    from .trec_run import docnos_from_comments
+
+    X, y, qid, comments = load_svmlight(path, n_features=n_features, return_comments=True)
+    qid = qid.astype(str)
+    docnos = docnos_from_comments(comments)
+    dense = X.toarray()
+    results = pd.DataFrame({"qid": qid, "docno": docnos, "features": list(dense)})
+    topics = pd.DataFrame({"qid": pd.unique(qid)}).assign(query=lambda t: t["qid"])
+    qrels = pd.DataFrame({"qid": qid, "docno": docnos,
+                          "label": np.maximum(y, 0).astype(np.int64)})
+    return topics, results, qrels
 
 
 def _defaults():

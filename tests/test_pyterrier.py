@@ -157,3 +157,18 @@ def test_experiment_beside_bm25_and_lightgbm_with_a_significance_test():
         docnos=scored["docno"].to_numpy()), abs=1e-12)
     assert table.loc["SVM-MAP", "map"] > table.loc["BM25", "map"]
     assert table.loc["SVM-MAP", "map p-value"] < 0.05
+
+
+def test_letor_frames(tmp_path):
+    from svmmap.pyterrier import letor_frames
+
+    path = tmp_path / "letor.txt"
+    path.write_text("2 qid:7 1:0.5 3:1 #docid = GX-1 inc = 1\n"
+                    "-1 qid:7 2:0.25 #docid = GX-2 inc = 0\n"
+                    "0 qid:9 1:1 #docid = GX-3\n")
+    topics, results, qrels = letor_frames(path)
+    assert topics.to_dict("list") == {"qid": ["7", "9"], "query": ["7", "9"]}
+    assert list(results["docno"]) == ["GX-1", "GX-2", "GX-3"]
+    np.testing.assert_array_equal(np.stack(results["features"]),
+                                  [[0.5, 0, 1], [0, 0.25, 0], [1, 0, 0]])
+    assert list(qrels["label"]) == [2, 0, 0] and list(qrels["qid"]) == ["7", "7", "9"]
