@@ -223,6 +223,11 @@ def _learn_parser():
     parser.add_argument("--oracle", choices=ORACLES, default="divide",
                         help="Algorithm 2 variant: exact divide and conquer (default) or the "
                              "plain scan")
+    parser.add_argument("--normalize", choices=("standard", "minmax"), default=None,
+                        help="fit a global normaliser on the training documents, z = (x - "
+                             "mean) / std or (x - min) / (max - min) per feature, stored in "
+                             "the model and applied when scoring (the search engines' LTR "
+                             "normalisers: python -m svmmap.export writes it as theirs)")
     parser.add_argument("--n-thresholds", "--bin", dest="n_thresholds", type=int, default=None,
                         metavar="N",
                         help="replace each base feature f by the indicators 1[f > k] for N "
@@ -259,7 +264,8 @@ LEARN_FLAGS = {
     "loss": "-l/--loss", "max_iter": "--max-iter", "max_time": "--max-time",
     "n_threads": "--n-threads", "qp_solver": "--qp-solver", "oracle": "--oracle",
     "cost_ratio": "--cost-ratio", "cache_size": "--cache-size", "rel_gap": "--rel-gap",
-    "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds"}
+    "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds",
+    "normalize": "--normalize"}
 
 
 def _learn_model(parser, args):
@@ -272,7 +278,8 @@ def _learn_model(parser, args):
                   verbose=0, feature_map=features,
                   cost_ratio=cost_ratio, qp_solver=args.qp_solver,
                   cache_size=(DEFAULT_CACHE_SIZE if args.cache_size is None
-                              else args.cache_size) if args.algorithm == "4" else 0)
+                              else args.cache_size) if args.algorithm == "4" else 0,
+                  normalize=args.normalize)
     for C in args.C:  # every C of a path, as the estimator checks one
         check_params(parser, lambda C=C: check_svmmap("SVMMap", {**params, "C": C}),
                      LEARN_FLAGS)
@@ -316,9 +323,10 @@ def _learn_options(parser, args):
         "balanced" if args.acc_variant == 2 else 1.0)
     if (args.dask_workers or args.scheduler) and (
             ALGORITHMS[args.algorithm] != "1-slack" or args.algorithm == "4"
-            or args.loss == "acc" or n_thresholds or args.group):
+            or args.loss == "acc" or n_thresholds or args.group or args.normalize):
         parser.error("--dask-workers / --scheduler train -w 3 (1-slack) with a ranking loss "
-                     "(not -l acc), without --n-thresholds, --acc-variant or --group")
+                     "(not -l acc), without --n-thresholds, --acc-variant, --group or "
+                     "--normalize")
     if n_thresholds is None:
         return None, cost_ratio
     from .features import BinnedFeatureMap

@@ -5,7 +5,7 @@ from svmstruct_api.callbacks import LogCallback, as_callbacks
 
 from . import training
 from .base import BaseRanker
-from .groups import eval_scores, eval_sets, training_qid
+from .groups import eval_sets, set_best_score, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
 from .selection import validation_measure
@@ -64,12 +64,20 @@ class SVMMap(BaseRanker):
         QP's dual is its smaller form, cvxopt otherwise and as its fallback) or "cvxopt".
     cache_size : algorithm="1-slack" only: the constraint cache of SVMstruct's ``-w 4``
         (svmstruct_api.cache), this many outputs remembered per query; 0 (default) is off.
+    normalize : None (default), "standard" or "minmax": a global normaliser z = (x - shift) /
+        scale fitted on the training documents, stored in the model and applied by
+        decision_function (svmmap.normalize; what the search engines' LTR normalisers
+        compute, so svmmap.export writes it as theirs); coef_ weighs z.
 
     Attributes (after fit)
     ----------------------
     coef_ : ndarray (n_features,), the weight vector w.
     intercept_ : float, 0.0 for the ranking losses, the bias b for loss="acc".
     feature_map_ : the fitted BinnedFeatureMap (a clone of ``feature_map``), or None.
+    normalizer_ : the fitted svmmap.normalize.Normalizer, or None.
+    per_query_normalized_ : whether the training data looked normalised within each query
+        (LETOR's QueryLevelNorm; svmmap.normalize.per_query_normalized), which no engine
+        reproduces: svmmap.export warns.
     training_result_ : svmstruct_api.learner.TrainingResult (objectives, iterations, history).
         After ``load`` it holds what the model file keeps: status, objectives, largest
         violation, iterations, working-set size (timings are NaN, slack None, history empty).
@@ -89,7 +97,7 @@ class SVMMap(BaseRanker):
     def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
                  max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
                  feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
-                 rel_gap=DEFAULT_REL_GAP):
+                 rel_gap=DEFAULT_REL_GAP, normalize=None):
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -104,6 +112,7 @@ class SVMMap(BaseRanker):
         self.qp_solver = qp_solver
         self.cache_size = cache_size
         self.rel_gap = rel_gap
+        self.normalize = normalize
 
     # -- training and prediction -----------------------------------------------------------
 
@@ -138,7 +147,7 @@ class SVMMap(BaseRanker):
         rows contiguous per query; ``eval_set`` -- ``(X, y, qid)`` or a list of ``(X, y)``
         with ``eval_group`` sizes or ``eval_qid`` ids -- on which the fitted model's
         ``eval_metric`` (a ``select_metric`` name of SVMMapCV, default "map") is recorded in
-        ``best_score_`` (``{"valid_0": {"map": value}, ...}``; empty without eval_set)."""
+        ``best_score_`` (``{"valid_0": {"map": value}, ...}``; none without eval_set)."""
         self.check_params()
         qid = training_qid(qid, group, X)
         sets = eval_sets(eval_set, eval_group, eval_qid)
@@ -148,7 +157,7 @@ class SVMMap(BaseRanker):
         result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
                                 self.C)
         self._finish(prepared, result)
-        self.best_score_ = eval_scores(self, sets, eval_metric, measure)
+        set_best_score(self, sets, eval_metric, measure)
         return self
 
     def _check_param_rules(self, params):

@@ -10,14 +10,15 @@ single ``eval_set=(X, y, qid)``.
 
 Every svmmap ranker turns these into query ids once, here, and records the measure of the
 fitted model on each validation set as ``best_score_`` (LightGBM's attribute and shape:
-``{"valid_0": {"map": 0.61}, "valid_1": {...}}``).
+``{"valid_0": {"map": 0.61}, "valid_1": {...}}``), a record of the fit that model files
+do not keep (SVMMapCV's files keep the C path's validation measures).
 """
 
 import numpy as np
 
 from .errors import InputFormatError
 
-__all__ = ["qid_from_group", "training_qid", "eval_sets", "eval_scores"]
+__all__ = ["qid_from_group", "training_qid", "eval_sets", "set_best_score"]
 
 
 def qid_from_group(group, n_rows, name="group"):
@@ -94,9 +95,14 @@ def eval_sets(eval_set, eval_group=None, eval_qid=None):
     return result
 
 
-def eval_scores(model, sets, measure_name, measure):
-    """``{"valid_i": {measure_name: value}}``: ``measure(scores, y, qid)`` of the fitted
-    ``model``'s decision_function on each validation set (LightGBM's ``best_score_``)."""
-    return {f"valid_{i}": {measure_name: float(measure(model.decision_function(X, qid=qid),
-                                                       np.asarray(y), qid))}
-            for i, (X, y, qid) in enumerate(sets)}
+def set_best_score(model, sets, measure_name, measure):
+    """Set ``model.best_score_`` to ``{"valid_i": {measure_name: value}}``, the value
+    ``measure(scores, y, qid)`` of the fitted model's decision_function on each validation set
+    (LightGBM's attribute); without validation sets, the model has no ``best_score_``."""
+    if not sets:
+        vars(model).pop("best_score_", None)
+        return
+    model.best_score_ = {
+        f"valid_{i}": {measure_name: float(measure(model.decision_function(X, qid=qid),
+                                                   np.asarray(y), qid))}
+        for i, (X, y, qid) in enumerate(sets)}

@@ -5,7 +5,7 @@ held-out split)."""
 from sklearn.utils.validation import check_is_fitted
 
 from .estimator import SVMMap
-from .groups import eval_scores, eval_sets, training_qid
+from .groups import eval_sets, set_best_score, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 from .selection import (
     SELECTION_RULES,
@@ -48,11 +48,12 @@ class SVMMapCV(SVMMap):
                  algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
                  oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
                  cache_size=0, rel_gap=DEFAULT_REL_GAP, select_metric="map", holdout=0.2,
-                 random_state=0, select_tol=DEFAULT_SELECT_TOL):
+                 random_state=0, select_tol=DEFAULT_SELECT_TOL, normalize=None):
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
                          verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
-                         qp_solver=qp_solver, cache_size=cache_size, rel_gap=rel_gap)
+                         qp_solver=qp_solver, cache_size=cache_size, rel_gap=rel_gap,
+                         normalize=normalize)
         self.Cs = Cs
         self.select_metric = select_metric
         self.holdout = holdout
@@ -91,8 +92,7 @@ class SVMMapCV(SVMMap):
             setattr(self, name, value)
         self.C_ = self.selection_["C"]
         self.path_ = self.selection_["path"]
-        self.best_score_ = eval_scores(self, sets, self.select_metric,
-                                       validation_measure(self.select_metric))
+        set_best_score(self, sets, self.select_metric, validation_measure(self.select_metric))
         return self
 
     def best_estimator(self):

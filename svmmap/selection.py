@@ -107,6 +107,8 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     X_vali, y_vali, qid_vali = vali
     if prepared["feature_map"] is not None:
         X_vali = prepared["feature_map"].transform(check_features(X_vali), qid_vali)
+    if prepared.get("normalizer") is not None:  # the scaled columns training saw
+        X_vali = prepared["normalizer"].scale_columns(check_features(X_vali))
     plugin = prepared["plugin"]
     start = time.perf_counter()
     path, results = [], []

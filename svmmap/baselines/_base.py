@@ -6,7 +6,7 @@ import numpy as np
 from .. import metrics
 from ..base import BaseRanker
 from ..collection import QueryCollection
-from ..groups import eval_scores
+from ..groups import set_best_score
 
 
 def query_measure(scores, labels, ptr, measure, k):
@@ -30,7 +30,7 @@ class BaselineRanker(BaseRanker):
 
     def _record_eval(self, sets):
         """``best_score_``: the fitted model's MAP on every validation set (svmmap.groups)."""
-        self.best_score_ = eval_scores(self, sets, "map", metrics.mean_average_precision)
+        set_best_score(self, sets, "map", metrics.mean_average_precision)
 
     def _training_collection(self, X, y, qid):
         """Check the parameters, validate the training data (at least one feature:
