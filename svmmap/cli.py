@@ -176,6 +176,10 @@ def _learn_parser():
     parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
                         help="choose C on this fraction of the training queries, held out "
                              "at random (RankLib's -tvs), instead of a --vali file")
+    parser.add_argument("--no-refit", dest="refit", action="store_false",
+                        help="with --holdout: keep the model trained without the held-out "
+                             "queries (RankLib's -tvs) instead of training again on all the "
+                             "training queries at the chosen C (the default)")
     parser.add_argument("--select-metric", default="map", type=_select_metric,
                         metavar="NAME",
                         help=f"validation measure that chooses C: {SELECT_METRIC_HELP} "
@@ -305,6 +309,9 @@ def _learn_options(parser, args):
                      "one of them a value")
     if args.vali is not None and args.holdout is not None:
         parser.error("--vali and --holdout both choose the validation queries: give one")
+    if not args.refit and args.holdout is None:
+        parser.error("--no-refit applies to --holdout (a --vali file leaves every training "
+                     "query in training)")
     if len(args.C) > 1 and args.vali is None and args.holdout is None:
         parser.error("several -c values are chosen among on validation queries: give --vali "
                      "FILE or --holdout FRACTION")
@@ -453,10 +460,15 @@ def _learn_here(args, params, selecting, callbacks, started):
                                          max_abs_value=MAX_ABS_VALUE,
                                          n_threads=args.n_threads), "eval_set"
         else:
+            everything = X, y, qid
             (X, y, qid), vali, source = selection.holdout(X, y, qid, args.holdout)
         prepared = training.prepare(params, X, y, qid)
         fitted = selection.select_c(params, prepared, sorted(args.C), vali,
                                     args.select_metric, args.select_tol, callbacks, source)
+        if args.holdout is not None and args.refit:
+            fitted = selection.refit(params, *everything, fitted, callbacks)
+        elif args.holdout is not None:
+            fitted["selection_"] = {**fitted["selection_"], "refit": False}
         params = {**params, "C": fitted["selection_"]["C"]}
     else:
         prepared = training.prepare(params, X, y, qid, sample_weight)

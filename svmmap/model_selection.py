@@ -13,6 +13,7 @@ from .selection import (
     choose,
     holdout,
     holdout_split,
+    refit,
     select_c,
     validation_measure,
 )
@@ -31,6 +32,10 @@ class SVMMapCV(SVMMap):
     random_state : seed of the held-out queries.
     select_tol : validation measures within this of the best are ties, which go to the
         smallest C (default 0.0005: equal to 3 decimals; 0: the plain argmax).
+    refit : with held-out validation queries (no ``eval_set``), train the final model on all
+        the training queries at the chosen C (default True, scikit-learn's GridSearchCV
+        ``refit``); False keeps the fit without the held-out queries (RankLib's ``-tvs``).
+        The selection record says which (``selection_["refit"]``).
 
     Every fit of the path stops by the same rule as a cold fit (no constraint violated by more
     than epsilon and, when rel_gap is set, a relative duality gap of at most rel_gap), so each
@@ -48,7 +53,7 @@ class SVMMapCV(SVMMap):
                  algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
                  oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
                  cache_size=0, rel_gap=DEFAULT_REL_GAP, select_metric="map", holdout=0.2,
-                 random_state=0, select_tol=DEFAULT_SELECT_TOL, normalize=None):
+                 random_state=0, select_tol=DEFAULT_SELECT_TOL, normalize=None, refit=True):
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
                          verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
@@ -59,6 +64,7 @@ class SVMMapCV(SVMMap):
         self.holdout = holdout
         self.random_state = random_state
         self.select_tol = select_tol
+        self.refit = refit
 
     _parameter_rules = {**{name: rules for name, rules in SVMMap._parameter_rules.items()
                            if name != "C"}, **SELECTION_RULES}
@@ -79,15 +85,22 @@ class SVMMapCV(SVMMap):
         self.check_params()
         qid = training_qid(qid, group, X)
         sets = eval_sets(eval_set, eval_group, eval_qid)
+        everything = X, y, qid
         if not sets:
             (X, y, qid), vali, source = holdout(X, y, qid, self.holdout, self.random_state)
         else:
             vali, source = sets[0], "eval_set"
         Cs = check_cs(self.Cs)
         prepared = self._prepare(X, y, qid)
-        fitted = select_c(self.get_params(deep=False), prepared, Cs, vali,
-                          self.select_metric, self.select_tol,
+        params = self.get_params(deep=False)
+        fitted = select_c(params, prepared, Cs, vali, self.select_metric, self.select_tol,
                           self._callbacks(callbacks), source)
+        if not sets:
+            if self.refit:
+                fitted = refit(params, *self._validate_training_data(*everything), fitted,
+                               self._callbacks(callbacks))
+            else:
+                fitted["selection_"] = {**fitted["selection_"], "refit": False}
         for name, value in fitted.items():
             setattr(self, name, value)
         self.C_ = self.selection_["C"]
@@ -100,7 +113,7 @@ class SVMMapCV(SVMMap):
         check_is_fitted(self)
         params = {k: v for k, v in self.get_params(deep=False).items()
                   if k not in ("Cs", "select_metric", "holdout", "random_state",
-                               "select_tol")}
+                               "select_tol", "refit")}
         model = SVMMap(C=self.C_, **params)
         model.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_")})
         return model
