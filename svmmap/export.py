@@ -244,16 +244,19 @@ def to_vespa_profile(model, rank_features, feature_names=None, name="svmmap"):
             + (f"missing {missing[:5]}" if missing else "")
             + ("; " if missing and unknown else "")
             + (f"not model features {unknown[:5]}" if unknown else ""))
-    terms = []
+    terms = []  # (sign, magnitude text): no "+ -" nor "- -" for the expression parser
     for j, n in enumerate(names):
         value = rank_features[n]
         if normalizer is not None:
-            value = (f"(({value} - {float(normalizer.shift[j])!r}) / "
+            shift = float(normalizer.shift[j])
+            value = (f"(({value} {'-' if shift >= 0 else '+'} {abs(shift)!r}) / "
                      f"{float(normalizer.scale[j])!r})")
-        terms.append(f"{float(coef[j])!r} * {value}")
+        terms.append((coef[j] < 0, f"{abs(float(coef[j]))!r} * {value}"))
     if intercept:
-        terms.append(repr(intercept))
-    expression = " + ".join(terms) if terms else "0"
+        terms.append((intercept < 0, repr(abs(intercept))))
+    expression = "".join(
+        (("-" if negative else "") if i == 0 else (" - " if negative else " + ")) + text
+        for i, (negative, text) in enumerate(terms)) or "0"
     return (f"# exported by svmmap: {description}\n"
             f"rank-profile {name} {{\n"
             f"    first-phase {{\n"

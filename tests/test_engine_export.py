@@ -150,11 +150,24 @@ def ranklib_engine(text, values):
     return constant + score
 
 
+#: Vespa's ranking-expression tokens for numbers (its RankingExpressionParser.jj: FLOAT is
+#: digits, an optional fraction, an optional exponent; a sign is a separate SUB token)
+VESPA_NUMBER = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?")
+
+
 def vespa_engine(profile, rank_features, values):
-    """The first-phase expression, evaluated in double with each rank feature's value."""
+    """The first-phase expression, evaluated in double with each rank feature's value; its
+    numbers must be Vespa's number tokens and no operator may be followed by a sign."""
     expression = re.search(r"expression: (.*)\n", profile).group(1)
     for name, feature in sorted(rank_features.items(), key=lambda kv: -len(kv[1])):
         expression = expression.replace(feature, f"v[{list(rank_features).index(name)}]")
+    tokens = re.findall(r"v\[\d+\]|[0-9.eE+-]+|[()*/+-]", expression)
+    assert "".join(tokens) == expression.replace(" ", ""), expression
+    for token in re.findall(r"(?<![v\[])\b[0-9][0-9.eE+-]*", expression):
+        if not VESPA_NUMBER.fullmatch(token):
+            raise EngineRefused(f"not a Vespa number: {token!r}")
+    if re.search(r"[-+*/]\s*[-+]", expression):
+        raise EngineRefused("an operator followed by a sign")
     tree = ast.parse(expression, mode="eval")
     allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
                ast.USub, ast.Constant, ast.Subscript, ast.Name, ast.Load, ast.Index)
