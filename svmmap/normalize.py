@@ -114,28 +114,31 @@ def per_query_normalized(X, ptr):
     value in [0, 1] and, in every query of at least two documents, every column's minimum 0
     and its maximum 0 or 1, with some maximum 1.  X holds the queries' rows contiguously,
     query g being rows ptr[g]:ptr[g + 1].  Binary features present in every query look so
-    too: callers warn rather than refuse."""
+    too: callers warn rather than refuse.  Memory in proportion to X's non-zero values."""
     ptr = np.asarray(ptr)
     sizes = np.diff(ptr)
     if X.shape[0] == 0 or X.shape[1] == 0 or not np.any(sizes >= 2):
         return False
     if sp.issparse(X):
-        values, rows, cols = X.data, np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)), \
-            X.indices
+        X = sp.csr_matrix(X)
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        cols, values = X.indices, X.data
     else:
-        rows, cols = np.indices(X.shape).reshape(2, -1)
-        values = X.ravel()
+        rows, cols = np.nonzero(X)
+        values = X[rows, cols]
     if values.size and (values.min() < 0 or values.max() > 1):
         return False
-    query = np.repeat(np.arange(len(sizes)), sizes)[rows]
-    keep = sizes[query] >= 2
-    key = query[keep] * X.shape[1] + cols[keep]
-    high = np.zeros(len(sizes) * X.shape[1])
-    np.maximum.at(high, key, values[keep])
-    # the minimum is 0 where a query has a zero value in the column (stored or implicit)
-    nonzero = np.bincount(key, weights=values[keep] != 0, minlength=high.size)
-    big = np.repeat(sizes, X.shape[1])
-    considered = big >= 2
-    return bool(np.all(np.isin(high[considered], (0.0, 1.0)))
-                and np.any(high[considered] == 1.0)
-                and np.all(nonzero[considered] < big[considered]))
+    nonzero = values != 0
+    query = np.repeat(np.arange(len(sizes)), sizes)[rows[nonzero]]
+    keep = sizes[query] >= 2  # a query of one document has nothing to normalise
+    query, cols, values = query[keep], cols[nonzero][keep], values[nonzero][keep]
+    if values.size == 0:
+        return False  # no maximum 1 anywhere
+    # (query, column) groups of the non-zero values: maximum 1, and a zero in the column
+    keys = query.astype(np.int64) * X.shape[1] + cols
+    order = np.argsort(keys, kind="stable")
+    keys, values, query = keys[order], values[order], query[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    counts = np.diff(np.r_[starts, len(keys)])
+    return bool(np.all(np.maximum.reduceat(values, starts) == 1.0)
+                and np.all(counts < sizes[query[starts]]))

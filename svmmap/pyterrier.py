@@ -38,7 +38,7 @@ from .model_selection import SVMMapCV
 __all__ = ["SVMMapRanker", "letor_frames"]
 
 #: SVMMapCV's parameters that SVMMap does not have; ``Cs`` set means SVMMapCV
-_CV_ONLY = ("Cs", "select_metric", "holdout", "random_state", "select_tol")
+_CV_ONLY = ("Cs", "select_metric", "holdout", "random_state", "select_tol", "refit")
 
 
 def letor_frames(path, n_features=None):
@@ -74,6 +74,8 @@ def _labelled(results, qrels):
         raise ValueError("no results to train on")
     judged = results[["qid", "docno"]].merge(qrels[["qid", "docno", "label"]],
                                              on=["qid", "docno"], how="left")
+    if len(judged) != len(results):
+        raise ValueError("the qrels judge a (qid, docno) more than once")
     y = judged["label"].fillna(0).to_numpy(dtype=np.float64)
     return np.stack(results["features"].to_numpy()), y, results["qid"].to_numpy()
 

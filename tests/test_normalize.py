@@ -11,6 +11,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from svmmap import SVMMap, load_svmlight
 from svmmap.errors import InputFormatError
@@ -98,3 +100,28 @@ def test_per_query_normalized_letor_data():
     assert per_query_normalized(X.toarray(), ptr)
     assert not per_query_normalized(X.toarray() * 2, ptr)
     assert not per_query_normalized(_data()[0], np.array([0, 10, 20]))
+
+
+def _brute_per_query(X, ptr):
+    """The definition, query by query and column by column."""
+    X = np.asarray(X)
+    if X.min() < 0 or X.max() > 1:
+        return False
+    blocks = [X[a:b] for a, b in zip(ptr[:-1], ptr[1:]) if b - a >= 2]
+    return bool(blocks) and all(
+        np.all(block.min(axis=0) == 0) and np.all(np.isin(block.max(axis=0), (0, 1)))
+        for block in blocks) and any(np.any(block.max(axis=0) == 1) for block in blocks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=5), st.integers(1, 4),
+       st.data())
+def test_per_query_normalized_matches_its_definition(sizes, d, data):
+    m = sum(sizes)
+    values = data.draw(st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.0, 1.0, 2.0, -1.0]),
+                                min_size=m * d, max_size=m * d))
+    X = np.array(values).reshape(m, d)
+    ptr = np.r_[0, np.cumsum(sizes)]
+    expected = _brute_per_query(X, ptr)
+    assert per_query_normalized(X, ptr) == expected
+    assert per_query_normalized(sp.csr_matrix(X), ptr) == expected

@@ -172,3 +172,10 @@ def test_letor_frames(tmp_path):
     np.testing.assert_array_equal(np.stack(results["features"]),
                                   [[0.5, 0, 1], [0, 0.25, 0], [1, 0, 0]])
     assert list(qrels["label"]) == [2, 0, 0] and list(qrels["qid"]) == ["7", "7", "9"]
+
+
+def test_qrels_judging_a_document_twice_are_refused():
+    import pandas as pd
+
+    with pytest.raises(ValueError, match="more than once"):
+        SVMMapRanker().fit(TRAIN[1], pd.concat([QRELS, QRELS]))
