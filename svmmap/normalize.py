@@ -114,18 +114,22 @@ def per_query_normalized(X, ptr):
     value in [0, 1] and, in every query of at least two documents, every column's minimum 0
     and its maximum 0 or 1, with some maximum 1.  X holds the queries' rows contiguously,
     query g being rows ptr[g]:ptr[g + 1].  Binary features present in every query look so
-    too: callers warn rather than refuse.  Memory in proportion to X's non-zero values."""
+    too: callers warn rather than refuse.  Extra memory: a query x column table for dense X
+    (at most X's size), in proportion to the non-zero values for sparse X."""
     ptr = np.asarray(ptr)
     sizes = np.diff(ptr)
     if X.shape[0] == 0 or X.shape[1] == 0 or not np.any(sizes >= 2):
         return False
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        cols, values = X.indices, X.data
-    else:
-        rows, cols = np.nonzero(X)
-        values = X[rows, cols]
+    if not sp.issparse(X):  # per query and column extremes: nq x d, at most X's size
+        if X.min() < 0 or X.max() > 1:
+            return False
+        high = np.maximum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
+        low = np.minimum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
+        return bool(np.all(low == 0) and np.all((high == 0) | (high == 1))
+                    and np.any(high == 1))
+    X = sp.csr_matrix(X)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    cols, values = X.indices, X.data
     if values.size and (values.min() < 0 or values.max() > 1):
         return False
     nonzero = values != 0
