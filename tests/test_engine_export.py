@@ -35,9 +35,7 @@ import pytest
 
 from svmmap import SVMMap, load_svmlight
 from svmmap.errors import InputFormatError
-from svmmap.export import (
-    main as export_main,
-)
+from svmmap.export import main as export_main
 from svmmap.export import (
     to_ltr_linear,
     to_ranklib_linear,
