@@ -83,6 +83,8 @@ class SVMMap(BaseRanker):
         violation, iterations, working-set size (timings are NaN, slack None, history empty).
     n_queries_used_, n_queries_without_relevant_, n_queries_all_relevant_ : int.
     n_features_in_, feature_names_in_ : the input's columns (names only from a DataFrame).
+    best_score_ : after ``fit(..., eval_set=...)`` only, the measure on each validation set,
+        ``{"valid_0": {"map": value}, ...}`` (LightGBM's attribute; svmmap.groups).
 
     ``save(path)`` / ``SVMMap.load(path)`` (svmmap.base, svmmap.model_file) write and read
     the model file; n_threads, verbose and max_time are run-time settings, not saved.
