@@ -149,6 +149,9 @@ def classify_main(argv=None, prog="svmmap_classify"):
     parser = classify_parser(prog)
     args = parser.parse_args(argv)
     refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
+    outputs = [p for p in (args.predictions_file, args.run, args.qrels) if p is not None]
+    if len(set(outputs)) < len(outputs):
+        parser.error("the predictions, --run and --qrels files must be different files")
 
     def classify():
         import numpy as np

@@ -139,3 +139,9 @@ def test_classify_writes_line_numbers_without_docids(tmp_path):
                             for i in range(40)))
     run = _classify(tmp_path, data)
     assert sorted(line.split()[2] for line in run) == [f"{i:02d}" for i in range(1, 41)]
+
+
+def test_outputs_must_differ(tmp_path):
+    proc = subprocess.run([shutil.which("svmmap_classify"), "t", "m", "same.txt", "--run",
+                           "same.txt"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2 and "must be different files" in proc.stderr
