@@ -78,8 +78,13 @@ setup(
                  # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas;
                  # dask.dataframe needs pyarrow (dask's dataframe extra)
                  "pandas>=1.5",
-                 "dask[dataframe,distributed]>=2023.1"],
+                 "dask[dataframe,distributed]>=2023.1",
+                 # svmmap.pyterrier and the ir_measures cross-checks: PyTerrier's Java-free
+                 # core (Java is its [java] extra, not installed), which brings ir_measures
+                 "pyterrier>=1.0", "ir-measures>=0.3.1"],
         "plot": ["matplotlib>=3.5"],
+        # svmmap.pyterrier: the SVMMapRanker stage (PyTerrier 1.x core, no Java)
+        "pyterrier": ["pyterrier>=1.0"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
         "dask": ["dask[distributed]>=2023.1"],
     },

@@ -182,6 +182,10 @@ def _learn_parser():
     parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
                         help="choose C on this fraction of the training queries, held out "
                              "at random (RankLib's -tvs), instead of an --eval-set file")
+    parser.add_argument("--no-refit", dest="refit", action="store_false",
+                        help="with --holdout: keep the model trained without the held-out "
+                             "queries (RankLib's -tvs) instead of training again on all the "
+                             "training queries at the chosen C (the default)")
     parser.add_argument("--select-metric", default=None, type=_select_metric,
                         metavar="NAME",
                         help=f"validation measure that chooses C: {help_text('select')} "
@@ -229,6 +233,11 @@ def _learn_parser():
     parser.add_argument("--oracle", choices=ORACLES, default="divide",
                         help="Algorithm 2 variant: exact divide and conquer (default) or the "
                              "plain scan")
+    parser.add_argument("--normalize", choices=("standard", "minmax"), default=None,
+                        help="fit a global normaliser on the training documents, z = (x - "
+                             "mean) / std or (x - min) / (max - min) per feature, stored in "
+                             "the model and applied when scoring (the search engines' LTR "
+                             "normalisers: python -m svmmap.export writes it as theirs)")
     parser.add_argument("--n-thresholds", "--bin", dest="n_thresholds", type=int, default=None,
                         metavar="N",
                         help="replace each base feature f by the indicators 1[f > k] for N "
@@ -265,7 +274,8 @@ LEARN_FLAGS = {
     "loss": "-l/--loss", "max_iter": "--max-iter", "max_time": "--max-time",
     "n_threads": "--n-threads", "qp_solver": "--qp-solver", "oracle": "--oracle",
     "cost_ratio": "--cost-ratio", "cache_size": "--cache-size", "rel_gap": "--rel-gap",
-    "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds"}
+    "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds",
+    "normalize": "--normalize"}
 
 
 def _learn_model(parser, args):
@@ -278,7 +288,8 @@ def _learn_model(parser, args):
                   verbose=0, feature_map=features,
                   cost_ratio=cost_ratio, qp_solver=args.qp_solver,
                   cache_size=(DEFAULT_CACHE_SIZE if args.cache_size is None
-                              else args.cache_size) if args.algorithm == "4" else 0)
+                              else args.cache_size) if args.algorithm == "4" else 0,
+                  normalize=args.normalize)
     for C in args.C:  # every C of a path, as the estimator checks one
         check_params(parser, lambda C=C: check_svmmap("SVMMap", {**params, "C": C}),
                      LEARN_FLAGS)
@@ -304,6 +315,9 @@ def _learn_options(parser, args):
                      "one of them a value")
     if args.eval_set is not None and args.holdout is not None:
         parser.error("--eval-set and --holdout both choose the validation queries: give one")
+    if not args.refit and args.holdout is None:
+        parser.error("--no-refit applies to --holdout (an --eval-set file leaves every "
+                     "training query in training)")
     if len(args.C) > 1 and args.eval_set is None and args.holdout is None:
         parser.error("several -c values are chosen among on validation queries: give --eval-set "
                      "FILE or --holdout FRACTION")
@@ -326,9 +340,10 @@ def _learn_options(parser, args):
         "balanced" if args.acc_variant == 2 else 1.0)
     if (args.dask_workers or args.scheduler) and (
             ALGORITHMS[args.algorithm] != "1-slack" or args.algorithm == "4"
-            or args.loss == "acc" or n_thresholds or args.group):
+            or args.loss == "acc" or n_thresholds or args.group or args.normalize):
         parser.error("--dask-workers / --scheduler train -w 3 (1-slack) with a ranking loss "
-                     "(not -l acc), without --n-thresholds, --acc-variant or --group")
+                     "(not -l acc), without --n-thresholds, --acc-variant, --group or "
+                     "--normalize")
     if n_thresholds is None:
         return None, cost_ratio
     from .features import BinnedFeatureMap
@@ -459,10 +474,15 @@ def _learn_here(args, params, selecting, callbacks, started):
                                          n_threads=args.n_threads), "eval_set"
             selection.check_validation(vali[1], vali[2], metric, args.eval_set)
         else:
+            everything = X, y, qid
             (X, y, qid), vali, source = selection.holdout(X, y, qid, args.holdout)
         prepared = training.prepare(params, X, y, qid)
         fitted = selection.select_c(params, prepared, sorted(args.C), vali, metric, tol,
                                     callbacks, source)
+        if args.holdout is not None and args.refit:
+            fitted = selection.refit(params, *everything, fitted, callbacks)
+        elif args.holdout is not None:
+            fitted["selection_"] = {**fitted["selection_"], "refit": False}
         params = {**params, "C": fitted["selection_"]["C"]}
     else:
         try:

@@ -97,14 +97,24 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
                         help="0 quiet, 1 metrics (default)")
     parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
                         help="evaluation convention: letor (default; LETOR's scripts: ties "
-                             "in file order, NDCG gain 2^label-1) or trec_eval (ties by docno, "
-                             "here the later line first; NDCG gain = label, discount "
+                             "in file order, NDCG gain 2^label-1) or trec_eval (ties by docno "
+                             "descending: LETOR's '#docid = X' comments, else line numbers, "
+                             "the later line first; NDCG gain = label, discount "
                              "1/log2(rank+1)); both count a query without a relevant document "
                              "with AP 0")
     parser.add_argument("--metrics", type=_metrics, default=None, metavar="LIST",
                         help=f"what to report, in this order: {help_text('report')} "
                              "(default: MAP, NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
     add_group_option(parser)
+    parser.add_argument("--run", default=None, metavar="FILE",
+                        help="also write the scores as a TREC run (qid Q0 docno rank score "
+                             "tag; docnos from LETOR's '#docid = X' comments, else line "
+                             "numbers), for trec_eval, ir_measures, ranx or PyTerrier")
+    parser.add_argument("--run-tag", default="svmmap", metavar="TAG",
+                        help="the run's tag, its last column (default svmmap)")
+    parser.add_argument("--qrels", default=None, metavar="FILE",
+                        help="also write the test file's labels as TREC qrels (qid 0 docno "
+                             "label, negative labels as 0)")
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
                         default=1, metavar="N",
                         help="threads reading the test file (default 1)")
@@ -147,23 +157,35 @@ def classify_main(argv=None, prog="svmmap_classify"):
     parser = classify_parser(prog)
     args = parser.parse_args(argv)
     refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
+    outputs = [p for p in (args.predictions_file, args.run, args.qrels) if p is not None]
+    if len(set(outputs)) < len(outputs):
+        parser.error("the predictions, --run and --qrels files must be different files")
 
     def classify():
         import numpy as np
 
-        from . import metrics
+        from . import metrics, trec_run
         from .atomic import write_text_atomically
         from .io import input_files, load_svmlight
         from .model_file import load_scorer
 
         to_stdout = args.predictions_file == STDOUT
-        if not to_stdout:
-            check_output(args.predictions_file,
-                         [args.model_file, *input_files(args.test_file), args.group])
+        inputs = [args.model_file, *input_files(args.test_file), args.group]
+        for output in (None if to_stdout else args.predictions_file, args.run, args.qrels):
+            if output is not None:
+                check_output(output, inputs)
         n_features, score = load_scorer(args.model_file)
-        X, y, qid = load_svmlight(args.test_file, n_features=n_features, group=args.group,
-                                  max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads)
+        trec = args.run is not None or args.qrels is not None or \
+            args.convention == "trec_eval"
+        X, y, qid, *comments = load_svmlight(
+            args.test_file, n_features=n_features, group=args.group,
+            max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec)
+        docnos = trec_run.docnos_from_comments(comments[0]) if trec else None
         scores = score(X, qid)
+        if args.run is not None:
+            trec_run.write_run(args.run, qid, docnos, scores, args.run_tag)
+        if args.qrels is not None:
+            trec_run.write_qrels(args.qrels, qid, docnos, y)
         lines = [f"{s!r}\n" for s in scores.tolist()]
         if to_stdout:
             sys.stdout.writelines(lines)
@@ -172,7 +194,9 @@ def classify_main(argv=None, prog="svmmap_classify"):
             write_text_atomically(args.predictions_file, lines)
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention,
-                                       measures=args.metrics)
+                                       measures=args.metrics,
+                                       docnos=docnos if args.convention == "trec_eval"
+                                       else None)
             report = sys.stderr if to_stdout else sys.stdout
             print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "
                   f"({args.convention} convention, {summary['queries']} queries averaged)",

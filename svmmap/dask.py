@@ -80,12 +80,12 @@ class DaskSVMMap(SVMMap):
     def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
                  max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
                  feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
-                 rel_gap=DEFAULT_REL_GAP, client=None):
+                 rel_gap=DEFAULT_REL_GAP, normalize=None, client=None):
         super().__init__(C=C, loss=loss, epsilon=epsilon, algorithm=algorithm,
                          max_iter=max_iter, max_time=max_time, n_threads=n_threads,
                          oracle=oracle, verbose=verbose, feature_map=feature_map,
                          cost_ratio=cost_ratio, qp_solver=qp_solver, cache_size=cache_size,
-                         rel_gap=rel_gap)
+                         rel_gap=rel_gap, normalize=normalize)
         self.client = client
 
     _parameter_rules = {**SVMMap._parameter_rules, "client": [None, Anything()]}
@@ -103,6 +103,9 @@ class DaskSVMMap(SVMMap):
         if self.feature_map is not None:
             raise ValueError("DaskSVMMap does not fit binned features (feature_map=None): "
                              "bin the data first")
+        if self.normalize is not None:
+            raise ValueError("DaskSVMMap does not fit a normaliser (normalize=None): "
+                             "normalise the data first")
 
     def _client(self):
         return self.client if self.client is not None else default_client()
@@ -146,7 +149,7 @@ class DaskSVMMap(SVMMap):
         finally:
             model.release()
         self.coef_, self.intercept_ = result.w, 0.0
-        self.feature_map_ = None
+        self.feature_map_ = self.normalizer_ = self.per_query_normalized_ = None
         self.n_features_in_ = model.n_features
         self.training_result_ = result
         self.n_queries_used_ = model.n_examples
@@ -167,7 +170,8 @@ class DaskSVMMap(SVMMap):
         params = {key: value for key, value in self.get_params(deep=False).items()
                   if key != "client"}
         local = SVMMap(**params)
-        for name in ("coef_", "intercept_", "feature_map_", "n_features_in_",
+        for name in ("coef_", "intercept_", "feature_map_", "normalizer_",
+                     "per_query_normalized_", "n_features_in_",
                      "feature_names_in_",
                      "training_result_", "n_queries_used_", "n_queries_without_relevant_",
                      "n_queries_all_relevant_"):

@@ -5,8 +5,10 @@ from svmstruct_api.callbacks import LogCallback, as_callbacks
 
 from . import training
 from .base import BaseRanker
+from .groups import eval_sets, set_best_score, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
+from .selection import validation_measure
 
 
 class SVMMap(BaseRanker):
@@ -63,17 +65,27 @@ class SVMMap(BaseRanker):
         QP's dual is its smaller form, cvxopt otherwise and as its fallback) or "cvxopt".
     cache_size : algorithm="1-slack" only: the constraint cache of SVMstruct's ``-w 4``
         (svmstruct_api.cache), this many outputs remembered per query; 0 (default) is off.
+    normalize : None (default), "standard" or "minmax": a global normaliser z = (x - shift) /
+        scale fitted on the training documents, stored in the model and applied by
+        decision_function (svmmap.normalize; what the search engines' LTR normalisers
+        compute, so svmmap.export writes it as theirs); coef_ weighs z.
 
     Attributes (after fit)
     ----------------------
     coef_ : ndarray (n_features,), the weight vector w.
     intercept_ : float, 0.0 for the ranking losses, the bias b for loss="acc".
     feature_map_ : the fitted BinnedFeatureMap (a clone of ``feature_map``), or None.
+    normalizer_ : the fitted svmmap.normalize.Normalizer, or None.
+    per_query_normalized_ : whether the training data looked normalised within each query
+        (LETOR's QueryLevelNorm; svmmap.normalize.per_query_normalized), which no engine
+        reproduces: svmmap.export warns.
     training_result_ : svmstruct_api.learner.TrainingResult (objectives, iterations, history).
         After ``load`` it holds what the model file keeps: status, objectives, largest
         violation, iterations, working-set size (timings are NaN, slack None, history empty).
     n_queries_used_, n_queries_without_relevant_, n_queries_all_relevant_ : int.
     n_features_in_, feature_names_in_ : the input's columns (names only from a DataFrame).
+    best_score_ : after ``fit(..., eval_set=...)`` only, the measure on each validation set,
+        ``{"valid_0": {"map": value}, ...}`` (LightGBM's attribute; svmmap.groups).
 
     ``save(path)`` / ``SVMMap.load(path)`` (svmmap.base, svmmap.model_file) write and read
     the model file; n_threads, verbose and max_time are run-time settings, not saved.
@@ -87,7 +99,7 @@ class SVMMap(BaseRanker):
     def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
                  max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
                  feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
-                 rel_gap=DEFAULT_REL_GAP):
+                 rel_gap=DEFAULT_REL_GAP, normalize=None):
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -102,6 +114,7 @@ class SVMMap(BaseRanker):
         self.qp_solver = qp_solver
         self.cache_size = cache_size
         self.rel_gap = rel_gap
+        self.normalize = normalize
 
     # -- training and prediction -----------------------------------------------------------
 
@@ -116,7 +129,8 @@ class SVMMap(BaseRanker):
             shown = [LogCallback()]
         return shown + as_callbacks(callbacks)
 
-    def fit(self, X, y, qid=None, sample_weight=None, callbacks=None):
+    def fit(self, X, y, qid=None, sample_weight=None, callbacks=None, *, group=None,
+            eval_set=None, eval_group=None, eval_qid=None, eval_metric="map"):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid (None: all rows
         are one query); return self.
 
@@ -129,13 +143,23 @@ class SVMMap(BaseRanker):
 
         ``callbacks``: one or a list of svmstruct_api.callbacks callbacks (objects with
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
-        told about every cutting-plane iteration, besides what ``verbose`` shows."""
+        told about every cutting-plane iteration, besides what ``verbose`` shows.
+
+        LightGBM's conventions (svmmap.groups): ``group`` instead of qid, the query sizes of
+        rows contiguous per query; ``eval_set`` -- ``(X, y, qid)`` or a list of ``(X, y)``
+        with ``eval_group`` sizes or ``eval_qid`` ids -- on which the fitted model's
+        ``eval_metric`` (a ``select_metric`` name of SVMMapCV, default "map") is recorded in
+        ``best_score_`` (``{"valid_0": {"map": value}, ...}``; none without eval_set)."""
         self.check_params()
+        qid = training_qid(qid, group, X)
+        sets = eval_sets(eval_set, eval_group, eval_qid)
+        measure = validation_measure(eval_metric)
         prepared = self._prepare(X, y, qid, sample_weight)
         learner = self._learner(self.C, callbacks)
         result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
                                 self.C)
         self._finish(prepared, result)
+        set_best_score(self, sets, eval_metric, measure)
         return self
 
     def _check_param_rules(self, params):

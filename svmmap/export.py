@@ -1,40 +1,73 @@
 """Export a trained linear model to search engines: the OpenSearch / Elasticsearch
-Learning-to-Rank plugin's linear model, and RankLib's linear model file.
+Learning-to-Rank plugin, Solr LTR, Vespa, and RankLib's linear model file.
 
-Both score a document by ``w . x`` over the model's features, which is what svmmap ranks by
-(the intercept, if any, shifts every score equally and does not change a ranking):
+A model scores z = the normalised features (svmmap.normalize; z = x without ``normalize``) by
+``w . z`` (+ an intercept for loss="acc", which shifts every score equally and which the LTR
+plugin and Solr, having none, leave out). Each format below gives the engine that function,
+its normaliser included, so the engine's score equals ``decision_function`` up to the engine's
+arithmetic (float32 for the LTR plugin and Solr: tests/test_engine_export.py re-scores by the
+parsers' rules).
 
-* **LTR plugin** (o19s Elasticsearch LTR and the OpenSearch LTR plugin): the body of
+* **LTR plugin** (o19s Elasticsearch LTR, the OpenSearch LTR plugin): the body of
   ``POST _ltr/_featureset/<feature set>/_createmodel``::
 
       {"model": {"name": NAME,
                  "model": {"type": "model/linear",
+                           "feature_normalizers": {"<name>": {"standard": {"mean": m,
+                                                   "standard_deviation": s}}, ...},
                            "definition": {"<feature name>": weight, ...}}}}
 
-  The plugin's ``model/linear`` parser reads ``definition`` as an object from feature names
-  of the feature set to weights and scores ``sum_i weight_i * feature_i`` (no intercept).
-  Feature names are those of the feature set: from ``feature_names`` (a file of one name per
-  line, in the order of the data's feature indices 1, 2, ...) or the DataFrame columns seen
-  by ``fit`` (``feature_names_in_``); without names, the indices ``"1"``, ``"2"``, ...
-* **RankLib** (``-load`` of a linear regression model, ``LinearRegRank``)::
+  ``feature_normalizers`` only with a normaliser: ``standard`` (mean, standard_deviation > 0)
+  or ``min_max`` (minimum, maximum; the plugin takes 0 <= minimum < maximum, so a feature
+  with negative training values is refused: train with ``normalize="standard"``). The
+  ``model/linear`` parser refuses a name that is not in the feature set, reads each weight as
+  a float32, gives the set's other features weight 0, and sums ``weight_i * z_i`` in float32.
+* **Solr LTR** (``PUT /solr/<collection>/schema/model-store``): a ``LinearModel``::
+
+      {"store": STORE, "class": "org.apache.solr.ltr.model.LinearModel", "name": NAME,
+       "features": [{"name": "<feature>", "norm": {"class": "...StandardNormalizer",
+                     "params": {"avg": "m", "std": "s"}}}, ...],
+       "params": {"weights": {"<feature>": weight, ...}}}
+
+  Solr refuses a model that lacks a weight for one of its features, so every feature is
+  listed and weighted; norms are ``StandardNormalizer`` (avg, std > 0), ``MinMaxNormalizer``
+  (min, max, max - min != 0) or ``IdentityNormalizer``.
+* **Vespa**: a rank profile whose first phase is the model as a ranking expression over
+  rank features, ``w_1 * ((bm25(title) - m_1) / s_1) + ...`` (+ the intercept); which rank
+  feature computes each model feature is the user's map (a file of ``name rank-feature``
+  lines, every model feature mapped). Vespa evaluates ranking expressions in double.
+* **RankLib** (``-load`` of a linear regression model, ``LinearRegRank``; also the LTR
+  plugin's ``model/ranklib``)::
 
       ## Linear Regression
       ## exported by svmmap: <model description>
-      0:<intercept> 1:<w_1> 2:<w_2> ...
+      ## feature 1 = <name>   (one line per feature, when the features have names)
+      0:<constant> 1:<w_1> 2:<w_2> ...
 
-  RankLib recognises the model by its first line; lines starting with ``##`` are comments;
-  the weights line maps feature ids (1-based, as in the data files; or feature names for the
-  LTR plugin's "ranklib" models) to weights, id 0 being the constant term.
+  RankLib parses each id with ``Integer.parseInt``: feature ids are the ordinals 1..d (the
+  data files' indices; the LTR plugin maps id i to the feature set's i-th feature), names
+  are comments. RankLib has no normalisers: a normaliser is folded into the weights,
+  w_j / scale_j, and the constant, intercept - sum_j w_j shift_j / scale_j.
+
+Feature names: ``feature_names`` (a file of one name per line, in the order of the data's
+feature indices 1, 2, ...), else the DataFrame columns seen by ``fit`` (``feature_names_in_``),
+else the indices ``"1"``, ``"2"``, ...
+
+A model trained on data normalised within each query (LETOR's QueryLevelNorm, recorded as
+``per_query_normalized`` by training) weighs features that an engine cannot compute from one
+document: every export warns (binary features can look the same, so it is not refused).
 
 Command line::
 
-    python -m svmmap.export --format ltr|ranklib [--feature-names FILE] [--name NAME]
+    python -m svmmap.export --format ltr|solr|vespa|ranklib [--feature-names FILE]
+                            [--name NAME] [--store STORE] [--rank-features FILE]
                             model_file output_file
 """
 
 import argparse
 import json
 import sys
+import warnings
 
 import numpy as np
 
@@ -42,15 +75,24 @@ from .atomic import check_output, write_text_atomically
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
 
-__all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_ranklib_linear", "export"]
+__all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_solr_linear", "to_vespa_profile",
+           "to_ranklib_linear", "read_rank_features", "export"]
 
-FORMATS = ("ltr", "ranklib")
+FORMATS = ("ltr", "solr", "vespa", "ranklib")
 RANKLIB_NAME = "Linear Regression"
+SOLR_LINEAR = "org.apache.solr.ltr.model.LinearModel"
+SOLR_NORMS = {"standard": "org.apache.solr.ltr.norm.StandardNormalizer",
+              "minmax": "org.apache.solr.ltr.norm.MinMaxNormalizer",
+              None: "org.apache.solr.ltr.norm.IdentityNormalizer"}
+
+
+def _loaded(model):
+    return model if hasattr(model, "get_params") else load_model(model)
 
 
 def linear_weights(model):
     """``(coef, intercept, description)`` of a fitted linear ranker or a model file's path
-    (any kind: svmmap.model_file.load_model).
+    (any kind: svmmap.model_file.load_model): the weights over the normalised features.
 
     Refuses models that are not linear in the data's features: RankBoost's thresholds and
     SVMs trained on binned features (``--n-thresholds``), whose weights are over
@@ -65,12 +107,27 @@ def linear_weights(model):
     if getattr(model, "feature_map_", None) is not None:
         raise ModelFileError("the model was trained on binned features (--n-thresholds): it "
                              "is linear in the indicator features, not in the data's "
-                             "features, so neither format can hold it", path)
+                             "features, so no format can hold it", path)
     coef = np.asarray(model.coef_, dtype=np.float64)
     intercept = float(getattr(model, "intercept_", 0.0) or 0.0)
     loss = getattr(model, "loss", None)
     description = kind + (f", loss {loss}" if loss else "")
+    normalizer = getattr(model, "normalizer_", None)
+    if normalizer is not None:
+        description += f", {normalizer.kind} normaliser"
     return coef, intercept, description
+
+
+def _checked(model):
+    """The loaded model, with the per-query normalisation warning (module docstring)."""
+    model = _loaded(model)
+    if getattr(model, "per_query_normalized_", None):
+        warnings.warn(
+            "the training data looks normalised within each query (every query's feature "
+            "minimum 0 and maximum 1, as LETOR's QueryLevelNorm): the model weighs "
+            "per-query normalised features, which the engine computes per document without "
+            "that normalisation, so its scores will not be the model's", stacklevel=3)
+    return model
 
 
 def _names(coef, feature_names):
@@ -91,30 +148,154 @@ def _feature_names_of(model, feature_names):
     return feature_names
 
 
+def _prepared(model, feature_names):
+    """(model, coef, intercept, description, names, normalizer)."""
+    model = _checked(model)
+    coef, intercept, description = linear_weights(model)
+    names = _names(coef, _feature_names_of(model, feature_names))
+    return model, coef, intercept, description, names, getattr(model, "normalizer_", None)
+
+
+def _float32_positive(value, what):
+    if not np.float32(value) > 0:
+        raise InputFormatError(f"{what} is {value!r}, which a float32 engine reads as not "
+                               "positive")
+
+
 def to_ltr_linear(model, feature_names=None, name="svmmap"):
     """The LTR plugin's ``_createmodel`` body (a dict) for ``model`` (module docstring)."""
-    coef, _, _ = linear_weights(model)
-    names = _names(coef, _feature_names_of(model, feature_names))
-    definition = {n: float(w) for n, w in zip(names, coef.tolist())}
-    return {"model": {"name": name, "model": {"type": "model/linear",
-                                              "definition": definition}}}
+    model, coef, _, _, names, normalizer = _prepared(model, feature_names)
+    spec = {"type": "model/linear"}
+    if normalizer is not None:
+        norms = {}
+        for n, shift, scale in zip(names, normalizer.shift.tolist(), normalizer.scale.tolist()):
+            if normalizer.kind == "standard":
+                _float32_positive(scale, f"feature {n!r}: the standard deviation")
+                norms[n] = {"standard": {"mean": shift, "standard_deviation": scale}}
+            else:
+                top = shift + scale
+                if shift < 0 or not np.float32(shift) < np.float32(top):
+                    raise InputFormatError(
+                        f"feature {n!r}: the LTR plugin's min_max normaliser needs 0 <= "
+                        f"minimum < maximum, and the training range is [{shift:g}, {top:g}]; "
+                        "train with normalize='standard'")
+                norms[n] = {"min_max": {"minimum": shift, "maximum": top}}
+        spec["feature_normalizers"] = norms
+    spec["definition"] = {n: float(w) for n, w in zip(names, coef.tolist())}
+    return {"model": {"name": name, "model": spec}}
+
+
+def to_solr_linear(model, feature_names=None, name="svmmap", store="_DEFAULT_"):
+    """Solr LTR's ``LinearModel`` (a dict) for ``model`` in feature store ``store`` (module
+    docstring); every feature weighted."""
+    model, coef, _, _, names, normalizer = _prepared(model, feature_names)
+    features = []
+    for j, n in enumerate(names):
+        if normalizer is None:
+            norm = {"class": SOLR_NORMS[None]}
+        elif normalizer.kind == "standard":
+            shift, scale = float(normalizer.shift[j]), float(normalizer.scale[j])
+            _float32_positive(scale, f"feature {n!r}: the standard deviation")
+            norm = {"class": SOLR_NORMS["standard"],
+                    "params": {"avg": repr(shift), "std": repr(scale)}}
+        else:
+            low = float(normalizer.shift[j])
+            high = low + float(normalizer.scale[j])
+            if np.float32(high) - np.float32(low) == 0:
+                raise InputFormatError(f"feature {n!r}: the range [{low:g}, {high:g}] is "
+                                       "empty in float32, which Solr's MinMaxNormalizer refuses")
+            norm = {"class": SOLR_NORMS["minmax"],
+                    "params": {"min": repr(low), "max": repr(high)}}
+        features.append({"name": n, "norm": norm})
+    return {"store": store, "class": SOLR_LINEAR, "name": name, "features": features,
+            "params": {"weights": {n: float(w) for n, w in zip(names, coef.tolist())}}}
+
+
+def read_rank_features(path):
+    """``{feature name: Vespa rank feature}`` from a file of ``name rank-feature`` lines
+    (blank lines and ``#`` comments skipped)."""
+    mapping = {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                text = line.strip()
+                if not text or text.startswith("#"):
+                    continue
+                parts = text.split(None, 1)
+                if len(parts) != 2:
+                    raise InputFormatError("expected 'feature-name rank-feature'", path, number)
+                if parts[0] in mapping:
+                    raise InputFormatError(f"feature {parts[0]!r} is mapped twice", path,
+                                           number)
+                mapping[parts[0]] = parts[1].strip()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read the rank features: {exc.strerror}", path) \
+            from None
+    return mapping
+
+
+def to_vespa_profile(model, rank_features, feature_names=None, name="svmmap"):
+    """A Vespa rank profile (text) scoring by ``model``: ``rank_features`` maps every model
+    feature name to the rank feature that computes it (module docstring)."""
+    model, coef, intercept, description, names, normalizer = _prepared(model, feature_names)
+    missing = [n for n in names if n not in rank_features]
+    unknown = sorted(set(rank_features) - set(names))
+    if missing or unknown:
+        raise InputFormatError(
+            "the rank-feature map must name every model feature and no other: "
+            + (f"missing {missing[:5]}" if missing else "")
+            + ("; " if missing and unknown else "")
+            + (f"not model features {unknown[:5]}" if unknown else ""))
+    terms = []  # (sign, magnitude text): no "+ -" nor "- -" for the expression parser
+    for j, n in enumerate(names):
+        value = rank_features[n]
+        if normalizer is not None:
+            shift = float(normalizer.shift[j])
+            value = (f"(({value} {'-' if shift >= 0 else '+'} {abs(shift)!r}) / "
+                     f"{float(normalizer.scale[j])!r})")
+        terms.append((coef[j] < 0, f"{abs(float(coef[j]))!r} * {value}"))
+    if intercept:
+        terms.append((intercept < 0, repr(abs(intercept))))
+    expression = "".join(
+        (("-" if negative else "") if i == 0 else (" - " if negative else " + ")) + text
+        for i, (negative, text) in enumerate(terms)) or "0"
+    return (f"# exported by svmmap: {description}\n"
+            f"rank-profile {name} {{\n"
+            f"    first-phase {{\n"
+            f"        expression: {expression}\n"
+            f"    }}\n"
+            f"}}\n")
 
 
 def to_ranklib_linear(model, feature_names=None):
-    """RankLib's linear model file (text) for ``model``; feature ids 1..d unless
-    ``feature_names`` (or the DataFrame columns of ``fit``) name them."""
-    coef, intercept, description = linear_weights(model)
-    names = _names(coef, _feature_names_of(model, feature_names))
-    if any(":" in n or " " in n for n in names):
-        raise InputFormatError("RankLib feature names cannot hold ':' or spaces")
-    pairs = [f"0:{intercept!r}"] + [f"{n}:{w!r}" for n, w in zip(names, coef.tolist())]
-    return f"## {RANKLIB_NAME}\n## exported by svmmap: {description}\n{' '.join(pairs)}\n"
+    """RankLib's linear model file (text) for ``model``: feature ids 1..d, names (from
+    ``feature_names`` or the DataFrame columns of ``fit``) as comments, a normaliser folded
+    into the weights (module docstring)."""
+    model, coef, intercept, description, names, normalizer = _prepared(model, feature_names)
+    if normalizer is not None:
+        coef, constant = normalizer.fold(coef)
+        intercept += constant
+    comments = [f"## feature {j} = {n}\n" for j, n in enumerate(names, 1) if n != str(j)]
+    pairs = [f"0:{intercept!r}"] + [f"{j}:{w!r}" for j, w in enumerate(coef.tolist(), 1)]
+    return (f"## {RANKLIB_NAME}\n## exported by svmmap: {description}\n" + "".join(comments)
+            + " ".join(pairs) + "\n")
 
 
-def export(model, path, format="ltr", feature_names=None, name="svmmap"):
-    """Write ``model`` to ``path`` in ``format`` ("ltr" or "ranklib"), atomically."""
+def export(model, path, format="ltr", feature_names=None, name="svmmap", store="_DEFAULT_",
+           rank_features=None):
+    """Write ``model`` to ``path`` in ``format`` (FORMATS), atomically; ``rank_features``
+    (a dict or a file's path): Vespa's map of model features to rank features."""
     if format == "ltr":
         text = json.dumps(to_ltr_linear(model, feature_names, name), indent=1) + "\n"
+    elif format == "solr":
+        text = json.dumps(to_solr_linear(model, feature_names, name, store), indent=1) + "\n"
+    elif format == "vespa":
+        if rank_features is None:
+            raise InputFormatError("the vespa format needs the rank-feature map "
+                                   "(--rank-features FILE: 'feature-name rank-feature' lines)")
+        if not isinstance(rank_features, dict):
+            rank_features = read_rank_features(rank_features)
+        text = to_vespa_profile(model, rank_features, feature_names, name)
     elif format == "ranklib":
         text = to_ranklib_linear(model, feature_names)
     else:
@@ -158,28 +339,42 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m svmmap.export",
         description="Write a trained linear svmmap model (SVM-MAP, SVM-ROC, AdaRank, PRank, "
-                    "...) for a search engine: the OpenSearch / Elasticsearch LTR plugin's "
-                    "model/linear (a _createmodel request body) or RankLib's linear model.")
+                    "...), its normaliser included, for a search engine: the OpenSearch / "
+                    "Elasticsearch LTR plugin's model/linear (a _createmodel request body), "
+                    "Solr LTR's LinearModel, a Vespa rank profile or RankLib's linear model.")
     parser.add_argument("model_file", help="model written by svmmap_learn or "
                                            "svmmap_baseline_learn")
     parser.add_argument("output_file", help="where to write the exported model")
     parser.add_argument("--format", choices=FORMATS, default="ltr",
-                        help="ltr: LTR plugin JSON (default); ranklib: RankLib linear model")
+                        help="ltr: LTR plugin JSON (default); solr: Solr LTR LinearModel "
+                             "JSON; vespa: a rank profile; ranklib: RankLib linear model")
     parser.add_argument("--feature-names", metavar="FILE", default=None,
                         help="one name per line, for feature 1, 2, ... (default: the "
                              "feature indices)")
-    parser.add_argument("--name", default="svmmap", help="model name in the LTR plugin")
+    parser.add_argument("--name", default="svmmap",
+                        help="model name (LTR plugin, Solr) or rank-profile name (Vespa)")
+    parser.add_argument("--store", default="_DEFAULT_",
+                        help="solr: the feature store of the model (default _DEFAULT_)")
+    parser.add_argument("--rank-features", metavar="FILE", default=None,
+                        help="vespa: 'feature-name rank-feature' per line, e.g. "
+                             "'bm25_title bm25(title)', every model feature mapped")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     args = parser.parse_args(argv)
     try:
-        check_output(args.output_file, [args.model_file, args.feature_names])
+        check_output(args.output_file,
+                     [args.model_file, args.feature_names, args.rank_features])
         names = None if args.feature_names is None else read_feature_names(args.feature_names)
         try:
-            export(args.model_file, args.output_file, args.format, names, args.name)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                export(args.model_file, args.output_file, args.format, names, args.name,
+                       args.store, args.rank_features)
         except InputFormatError as exc:  # the names do not fit the model: name their file
             if exc.path is not None or args.feature_names is None:
                 raise
             raise InputFormatError(exc.reason, args.feature_names) from None
+        for warning in caught:
+            print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     except (SVMMapError, OSError) as exc:
         if args.debug:
             raise

@@ -9,6 +9,7 @@ from . import training
 from .base import check_qid
 from .errors import InputFormatError
 from .estimator import SVMMap
+from .groups import eval_sets, set_best_score, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 from .params import check_c_path
 from .selection import (
@@ -16,6 +17,7 @@ from .selection import (
     choose,
     holdout,
     holdout_split,
+    refit,
     select_c,
     validation_measure,
 )
@@ -35,6 +37,10 @@ class SVMMapCV(SVMMap):
     random_state : seed of the held-out queries.
     select_tol : validation measures within this of the best are ties, which go to the
         smallest C (default 0.0005: equal to 3 decimals; 0: the plain argmax).
+    refit : with held-out validation queries (no ``eval_set``), train the final model on all
+        the training queries at the chosen C (default True, scikit-learn's GridSearchCV
+        ``refit``); False keeps the fit without the held-out queries (RankLib's ``-tvs``).
+        The selection record says which (``selection_["refit"]``).
 
     Every fit of the path stops by the same rule as a cold fit (no constraint violated by more
     than epsilon and, when rel_gap is set, a relative duality gap of at most rel_gap), so each
@@ -52,16 +58,18 @@ class SVMMapCV(SVMMap):
                  algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
                  oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
                  cache_size=0, rel_gap=DEFAULT_REL_GAP, select_metric="map", holdout=0.2,
-                 random_state=0, select_tol=DEFAULT_SELECT_TOL):
+                 random_state=0, select_tol=DEFAULT_SELECT_TOL, normalize=None, refit=True):
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
                          verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
-                         qp_solver=qp_solver, cache_size=cache_size, rel_gap=rel_gap)
+                         qp_solver=qp_solver, cache_size=cache_size, rel_gap=rel_gap,
+                         normalize=normalize)
         self.Cs = Cs
         self.select_metric = select_metric
         self.holdout = holdout
         self.random_state = random_state
         self.select_tol = select_tol
+        self.refit = refit
 
     _parameter_rules = {**{name: rules for name, rules in SVMMap._parameter_rules.items()
                            if name != "C"}, **SELECTION_RULES}
@@ -71,29 +79,42 @@ class SVMMapCV(SVMMap):
         check_c_path(self.Cs)
         validation_measure(self.select_metric)
 
-    def fit(self, X, y, qid, eval_set=None, callbacks=None):
+    def fit(self, X, y, qid=None, eval_set=None, callbacks=None, *, group=None,
+            eval_group=None, eval_qid=None):
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
-        ((X, y, qid) of validation documents, checked like X: its columns, finite values, one
-        qid per row), or on held-out training queries.  Validation queries on which every C
-        scores the same (none with a relevant and a non-relevant document) are refused:
-        svmmap.selection.check_validation.
+        ((X, y, qid) of validation documents, or LightGBM's list of (X, y) with
+        ``eval_group`` sizes or ``eval_qid`` ids: svmmap.groups; C is chosen on the first
+        set; each checked like X: its columns, finite values, one qid per row), or on held-out
+        training queries.  ``group``: query sizes instead of qid.  Validation queries on which
+        every C scores the same (none with a relevant and a non-relevant document) are
+        refused: svmmap.selection.check_validation.  ``best_score_`` records the chosen
+        model's ``select_metric`` on every set.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
+        qid = training_qid(qid, group, X)
         X, y, qid = self._validate_training_data(X, y, qid)  # before any split by qid
-        if eval_set is None:
-            (X, y, qid), eval_set, source = holdout(X, y, qid, self.holdout,
-                                                    self.random_state)
+        sets = [self._validate_eval_set(entry)
+                for entry in eval_sets(eval_set, eval_group, eval_qid)]
+        everything = X, y, qid
+        if not sets:
+            (X, y, qid), vali, source = holdout(X, y, qid, self.holdout, self.random_state)
         else:
-            eval_set, source = self._validate_eval_set(eval_set), "eval_set"
+            vali, source = sets[0], "eval_set"
         Cs = check_c_path(self.Cs)
-        prepared = training.prepare(self.get_params(deep=False), X, y, qid)
-        fitted = select_c(self.get_params(deep=False), prepared, Cs, eval_set,
-                          self.select_metric, self.select_tol,
+        params = self.get_params(deep=False)
+        prepared = training.prepare(params, X, y, qid)
+        fitted = select_c(params, prepared, Cs, vali, self.select_metric, self.select_tol,
                           self._callbacks(callbacks), source)
+        if not sets:
+            if self.refit:
+                fitted = refit(params, *everything, fitted, self._callbacks(callbacks))
+            else:
+                fitted["selection_"] = {**fitted["selection_"], "refit": False}
         for name, value in fitted.items():
             setattr(self, name, value)
         self.C_ = self.selection_["C"]
         self.path_ = self.selection_["path"]
+        set_best_score(self, sets, self.select_metric, validation_measure(self.select_metric))
         return self
 
     def _validate_eval_set(self, eval_set):
@@ -117,7 +138,7 @@ class SVMMapCV(SVMMap):
         check_is_fitted(self)
         params = {k: v for k, v in self.get_params(deep=False).items()
                   if k not in ("Cs", "select_metric", "holdout", "random_state",
-                               "select_tol")}
+                               "select_tol", "refit")}
         model = SVMMap(C=self.C_, **params)
         model.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_")})
         return model

@@ -275,13 +275,14 @@ SVMMAP_RULES = {
     "qp_solver": [OneOf(*QP_SOLVERS)],
     "cache_size": [Interval(0, None, closed="left", integer=True)],
     "rel_gap": [Interval(0, 1, closed="neither"), None],
+    "normalize": [OneOf("standard", "minmax"), None],
 }
 #: SVMMap's constructor defaults (what a model file leaves out: the run-time settings, and
 #: parameters newer than the file)
 SVMMAP_DEFAULTS = {"C": 1.0, "loss": "map", "epsilon": DEFAULT_EPSILON, "algorithm": "1-slack",
                    "max_iter": None, "max_time": None, "n_threads": 1, "oracle": "divide",
                    "verbose": 0, "feature_map": None, "cost_ratio": 1.0, "qp_solver": "smo",
-                   "cache_size": 0, "rel_gap": DEFAULT_REL_GAP}
+                   "cache_size": 0, "rel_gap": DEFAULT_REL_GAP, "normalize": None}
 #: SVMMap's options that apply only under another option's value
 SVMMAP_SCOPES = {"cache_size": ("algorithm", {"1-slack"}, 0),
                  "cost_ratio": ("loss", {"acc"}, 1.0)}
@@ -316,3 +317,7 @@ def check_svmmap(owner, params, rules=SVMMAP_RULES):
     if params.get("epsilon") is None and params.get("rel_gap") is None:
         raise ParameterError(f"The 'epsilon' and 'rel_gap' parameters of {owner} are both "
                              "None: training needs a stopping rule.")
+    if params.get("normalize") is not None and params.get("feature_map") is not None:
+        raise ParameterError(f"The 'normalize' parameter of {owner} applies to the data's "
+                             "features, not to binned indicators: give normalize=None with a "
+                             "feature_map.")

@@ -36,7 +36,7 @@ from . import metrics, training
 from .collection import check_features
 from .errors import InputFormatError
 from .measures import MEASURES, parse, parse_select_metric
-from .params import Interval, Sequence, Text
+from .params import Boolean, Interval, Sequence, Text
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
 SELECTION_RULES = {
@@ -45,6 +45,7 @@ SELECTION_RULES = {
     "holdout": [Interval(0, 1, closed="neither")],
     "random_state": [Interval(0, None, closed="left", integer=True), None],
     "select_tol": [Interval(0, math.inf, closed="left")],
+    "refit": [Boolean()],
 }
 
 
@@ -130,6 +131,8 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     check_validation(y_vali, qid_vali, select_metric, source=source)
     if prepared["feature_map"] is not None:
         X_vali = prepared["feature_map"].transform(check_features(X_vali), qid_vali)
+    if prepared.get("normalizer") is not None:  # the scaled columns training saw
+        X_vali = prepared["normalizer"].scale_columns(check_features(X_vali))
     plugin = prepared["plugin"]
     start = time.perf_counter()
     path, results = [], []
@@ -156,6 +159,19 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     return training.fitted_attributes(prepared, results[best], selection)
 
 
+def refit(params, X, y, qid, fitted, callbacks=()):
+    """After C was chosen on held-out training queries (:func:`holdout`): the fitted
+    attributes of the model trained on all the training queries (X, y, qid) at the chosen C
+    -- scikit-learn's GridSearchCV ``refit`` -- its selection record marked ``"refit":
+    true``; the held-out fit's path is kept in that record."""
+    selection = {**fitted["selection_"], "refit": True}
+    C = selection["C"]
+    prepared = training.prepare({**params, "C": C}, X, y, qid)
+    learner = training.learner({**params, "C": C}, C, callbacks)
+    result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"], C)
+    return training.fitted_attributes(prepared, result, selection)
+
+
 def path_table(selection, source):
     """The C path of a selection record (``selection_``) as a table, the chosen C marked."""
     metric = selection["select_metric"]
@@ -169,6 +185,11 @@ def path_table(selection, source):
                      f"{row['primal_objective']:>14.8g} {row['dual_objective']:>14.8g} "
                      f"{row['relative_gap']:>9.2e} {row['status']:>10} "
                      f"{row['vali']:>9.4f}{chosen}")
+    if "refit" in selection:
+        lines.append(f"Refit on all the training queries at C = {selection['C']:g}"
+                     if selection["refit"] else
+                     "Not refit (--no-refit): the model is the one trained without the "
+                     "held-out queries")
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ never scikit-learn (whose import alone takes longer than most trainings: benchma
 """
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
 from .model_file import damage_reported, renamed
+from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
@@ -52,6 +54,11 @@ def prepare(params, X, y, qid, sample_weight=None):
     if X.shape[1] == 0:
         raise InputFormatError(no_features_error(X.shape, "SVMMap"))
     collection = QueryCollection.from_arrays(X, y, qid)  # the one finiteness check, grouping
+    query_level = per_query_normalized(collection.X, collection.ptr)
+    normalizer = None
+    if params.get("normalize") is not None:  # training sees the scaled columns
+        normalizer = Normalizer.fit(params["normalize"], collection.X)
+        collection = replace(collection, X=normalizer.scale_columns(collection.X))
     feature_map = None
     if params["feature_map"] is not None:
         from sklearn.base import clone  # binning is a scikit-learn estimator already loaded
@@ -97,8 +104,8 @@ def prepare(params, X, y, qid, sample_weight=None):
     model.example_weights = example_weights
     _check_memory(model.n_features, model.n_examples, params["algorithm"],
                   params["cache_size"])
-    return {"plugin": model, "feature_map": feature_map,
-            "n_queries_used": model.n_examples,
+    return {"plugin": model, "feature_map": feature_map, "normalizer": normalizer,
+            "per_query_normalized": query_level, "n_queries_used": model.n_examples,
             "n_queries_without_relevant": n_without_relevant,
             "n_queries_all_relevant": n_all_relevant}
 
@@ -155,7 +162,12 @@ def fitted_attributes(prepared, result, selection=None):
     """The fitted attributes of SVMMap (name -> value) a TrainingResult of the prepared
     problem gives (``selection``: the record of the C path it was chosen on, if any)."""
     coef, intercept = prepared["plugin"].scoring_function(result.w)
+    normalizer = prepared.get("normalizer")
+    if normalizer is not None and isinstance(prepared["plugin"], AccuracyPlugin):
+        intercept -= normalizer.fold(coef)[1]  # b + w.(shift / scale): svmmap.normalize
     return {"coef_": coef, "intercept_": intercept, "feature_map_": prepared["feature_map"],
+            "normalizer_": normalizer,
+            "per_query_normalized_": prepared.get("per_query_normalized"),
             "training_result_": result, "selection_": selection,
             **{f"{key}_": prepared[key] for key in (
                 "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")}}
@@ -169,6 +181,8 @@ def model_record(fitted):
              "intercept": float(fitted["intercept_"])}
     if fitted["feature_map_"] is not None:
         model.update(fitted["feature_map_"].fitted_state())  # its thresholds
+    if fitted.get("normalizer_") is not None:
+        model["normalizer"] = fitted["normalizer_"].state()
     result = fitted["training_result_"]
     if result is None:
         return model, None
@@ -182,6 +196,8 @@ def model_record(fitted):
         **{key: fitted[f"{key}_"] for key in (
             "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")},
     }
+    if fitted.get("per_query_normalized_") is not None:
+        training["per_query_normalized"] = bool(fitted["per_query_normalized_"])
     if fitted.get("selection_") is not None:
         training["selection"] = fitted["selection_"]  # the C path of -c C1,C2,...
     return model, training
@@ -222,12 +238,19 @@ def restore(params, n_features_in, model, record):
         n_weights = feature_map.n_output_features_
     if len(coef) != n_weights:
         raise ValueError(f"coef has {len(coef)} weights, the model's features are {n_weights}")
+    normalizer = None
+    if params.get("normalize") is not None:
+        normalizer = Normalizer.from_state(model["normalizer"])
+        if normalizer.kind != params["normalize"] or len(normalizer.scale) != n_weights:
+            raise ValueError("the normalizer does not match the model's normalize / features")
     fitted = {"coef_": coef, "intercept_": intercept, "feature_map_": feature_map,
+              "normalizer_": normalizer, "per_query_normalized_": None,
               "training_result_": None, "selection_": None, "n_queries_used_": None,
               "n_queries_without_relevant_": None, "n_queries_all_relevant_": None}
     if record is None:
         return fitted
     fitted["selection_"] = record.get("selection")
+    fitted["per_query_normalized_"] = record.get("per_query_normalized")
     for key in ("n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant"):
         fitted[f"{key}_"] = int(record[key])
     nan = float("nan")
@@ -289,6 +312,9 @@ def scores(fitted, X, qid=None):
                 f"the model's feature map (per_query={feature_map.per_query!r}) works within "
                 "queries: pass qid to decision_function")
         X = feature_map.transform(X, qid)
+    normalizer = fitted.get("normalizer_")
+    if normalizer is not None:  # w.z, z = (x - shift) / scale
+        return normalizer.scores(X, fitted["coef_"]) + fitted["intercept_"]
     return np.asarray(X @ fitted["coef_"]).ravel() + fitted["intercept_"]
 
 

@@ -2,6 +2,8 @@
 svmmap.model_selection.SVMMapCV, svmmap_learn -c C1,C2,... --vali / --holdout)."""
 
 import json
+import shutil
+import subprocess
 import warnings
 
 import numpy as np
@@ -128,3 +130,38 @@ def _without_seconds(document):
 def test_cli_selection_argument_errors(args, message, tmp_path):
     proc = run("svmmap_learn", *args, tmp_path / "t.txt", tmp_path / "m.json", check=False)
     assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_holdout_refits_on_all_training_queries_unless_told_not_to(tmp_path):
+    """--holdout F / SVMMapCV without eval_set: C chosen on the held-out queries, then (the
+    default, GridSearchCV's refit) the model trained on all of them at that C; --no-refit /
+    refit=False keeps the fit without them.  The model file records which."""
+    X, y, qid = random_collection(seed=8, n_queries=20, docs=(5, 15))
+    Cs = [0.1, 1, 10]
+    refit = SVMMapCV(Cs=Cs, holdout=0.3, random_state=2).fit(X, y, qid)
+    kept = SVMMapCV(Cs=Cs, holdout=0.3, random_state=2, refit=False).fit(X, y, qid)
+    assert refit.C_ == kept.C_
+    assert [r["vali"] for r in refit.path_] == [r["vali"] for r in kept.path_]
+    assert refit.selection_["refit"] is True and kept.selection_["refit"] is False
+    np.testing.assert_allclose(refit.coef_, SVMMap(C=refit.C_).fit(X, y, qid).coef_,
+                               rtol=1e-9, atol=1e-12)
+    held = holdout_split(qid, 0.3, random_state=2)
+    np.testing.assert_allclose(
+        kept.coef_, SVMMap(C=kept.C_).fit(X[~held], y[~held], qid[~held]).coef_, rtol=1e-9,
+        atol=1e-12)
+    assert refit.n_queries_used_ == 20 > kept.n_queries_used_
+    # an eval_set leaves every training query in training: nothing to refit, nothing recorded
+    assert "refit" not in SVMMapCV(Cs=Cs).fit(X, y, qid, eval_set=(X, y, qid)).selection_
+    train = tmp_path / "train.txt"
+    dump_svmlight(train, X, y, qid)
+    for options, expected in (([], True), (["--no-refit"], False)):
+        model = tmp_path / f"m{len(options)}.json"
+        out = run("svmmap_learn", "-c", "0.1,1,10", "--holdout", "0.3", *options, train,
+                  model).stdout
+        document = json.loads(model.read_text())
+        assert document["training"]["selection"]["refit"] is expected
+        assert ("Refit on all the training queries" in out) is expected
+    proc = subprocess.run([shutil.which("svmmap_learn"), "--no-refit", "-c", "1,10", "--vali",
+                           str(train), str(train), str(tmp_path / "x.json")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "--no-refit applies to --holdout" in proc.stderr

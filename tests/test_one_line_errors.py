@@ -148,7 +148,8 @@ def test_any_qid_array_trains_or_is_refused_in_one_line(kind, extra, seed, cv):
                                "not a triple", "same"]),
        seed=st.integers(0, 2**16))
 def test_any_eval_set_is_used_or_refused_in_one_line(change, seed):
-    """An eval_set of another width, with NaN, a qid of another length or not (X, y, qid):
+    """An eval_set of another width, with NaN, a qid of another length or neither (X, y) nor
+    (X, y, qid):
     refused as ``eval_set: ...`` in one line (numpy's matmul message and "scores contains
     NaN" before)."""
     rng = np.random.default_rng(seed)
@@ -165,7 +166,7 @@ def test_any_eval_set_is_used_or_refused_in_one_line(change, seed):
     elif change == "nan label":
         yv = yv.copy()
         yv[0] = np.nan
-    eval_set = (Xv, yv) if change == "not a triple" else (Xv, yv, qv)
+    eval_set = (Xv, yv, qv, qv) if change == "not a triple" else (Xv, yv, qv)
     model = SVMMapCV(Cs=[1, 10])
     if change == "same":
         assert model.fit(X, y, qid, eval_set=eval_set).C_ in (1.0, 10.0)

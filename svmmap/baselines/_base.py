@@ -6,6 +6,7 @@ import numpy as np
 from .. import metrics
 from ..base import BaseRanker
 from ..collection import QueryCollection
+from ..groups import set_best_score
 
 
 def query_measure(scores, labels, ptr, measure, k):
@@ -26,6 +27,10 @@ class BaselineRanker(BaseRanker):
     """A baseline ranker (svmmap.base.BaseRanker: estimator API, ``save`` / ``load``);
     subclasses define ``KIND``, ``__init__``, ``_parameter_rules``, ``fit``,
     ``decision_function``, ``_fitted_state`` and ``_restore``."""
+
+    def _record_eval(self, sets):
+        """``best_score_``: the fitted model's MAP on every validation set (svmmap.groups)."""
+        set_best_score(self, sets, "map", metrics.mean_average_precision)
 
     def _training_collection(self, X, y, qid):
         """Check the parameters, validate the training data (at least one feature:

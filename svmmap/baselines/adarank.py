@@ -36,6 +36,7 @@ import numpy as np
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
+from ..groups import eval_sets, training_qid
 from ..model_file import renamed
 from ..params import Interval, OneOf, Verbosity
 from ._base import BaselineRanker, column, query_measure
@@ -103,14 +104,20 @@ class AdaRank(BaselineRanker):
     def _measure(self, scores, labels, ptr):
         return query_measure(scores, labels, ptr, self.loss, self.ndcg_k)
 
-    def fit(self, X, y, qid=None, eval_set=None):
+    def fit(self, X, y, qid=None, eval_set=None, *, group=None, eval_group=None,
+            eval_qid=None):
         """Train on documents X with graded labels y grouped by qid; return self.
 
         Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
         all labels equal or none positive) carry no information and are skipped with a
-        warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` selects the number of rounds by
-        the validation measure.
+        warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or LightGBM's forms with
+        ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of qid: svmmap.groups)
+        selects the number of rounds by the measure on the first validation set;
+        ``best_score_`` records MAP on each.
         """
+        qid = training_qid(qid, group, X)
+        sets = eval_sets(eval_set, eval_group, eval_qid)
+        eval_set = sets[0] if sets else None
         full = self._training_collection(X, y, qid)
         keep = self._informative(full)
         if len(keep) == 0:
@@ -190,6 +197,7 @@ class AdaRank(BaselineRanker):
                                  minlength=d).astype(np.float64)
         self.intercept_ = 0.0
         self.n_queries_used_ = n_q
+        self._record_eval(sets)
         return self
 
     def decision_function(self, X, qid=None):

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._prank_kernel import prank_pass
 from ..errors import InputFormatError
+from ..groups import eval_sets, training_qid
 from ..params import Boolean, Interval
 from ._base import BaselineRanker
 
@@ -64,9 +65,14 @@ class PRank(BaselineRanker):
         self.random_state = random_state
 
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y, qid=None, *, group=None, eval_set=None, eval_group=None,
+            eval_qid=None):
         """Train on documents X with graded labels y; return self.  ``qid`` only checks the
-        input (PRank is pointwise): every document is one example."""
+        input (PRank is pointwise): every document is one example.  ``group`` (query sizes
+        instead of qid) and ``eval_set`` / ``eval_group`` / ``eval_qid`` as svmmap.groups
+        reads them; ``best_score_`` records MAP on each validation set."""
+        qid = training_qid(qid, group, X)
+        sets = eval_sets(eval_set, eval_group, eval_qid)
         collection = self._training_collection(X, y, qid)
         classes, rank = np.unique(collection.labels, return_inverse=True)
         if len(classes) < 2:
@@ -97,6 +103,7 @@ class PRank(BaselineRanker):
         self.classes_ = classes
         self.n_updates_ = np.array(updates, dtype=np.int64)
         self.rank_loss_ = np.array(losses, dtype=np.int64)
+        self._record_eval(sets)
         return self
 
     def decision_function(self, X, qid=None):

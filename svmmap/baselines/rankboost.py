@@ -47,6 +47,7 @@ import numpy as np
 
 from ..collection import QueryCollection
 from ..errors import InputFormatError
+from ..groups import eval_sets, training_qid
 from ..model_file import renamed
 from ..params import Interval, Verbosity
 from ._base import BaselineRanker, query_measure
@@ -134,13 +135,19 @@ class RankBoost(BaselineRanker):
         self.verbose = verbose
 
 
-    def fit(self, X, y, qid=None, unlabeled=None, eval_set=None):
+    def fit(self, X, y, qid=None, unlabeled=None, eval_set=None, *, group=None,
+            eval_group=None, eval_qid=None):
         """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
 
         ``unlabeled``: boolean mask of the rows whose label is unknown (their y is ignored)
-        -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` keeps the
-        number of rounds with the best validation MAP.
+        -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or
+        LightGBM's forms with ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of
+        qid: svmmap.groups) keeps the number of rounds with the best MAP on the first
+        validation set; ``best_score_`` records MAP on each.
         """
+        qid = training_qid(qid, group, X)
+        sets = eval_sets(eval_set, eval_group, eval_qid)
+        eval_set = sets[0] if sets else None
         full = self._training_collection(X, y, qid)
         if unlabeled is None:
             mask = np.zeros(full.X.shape[0], dtype=bool)
@@ -243,6 +250,7 @@ class RankBoost(BaselineRanker):
         if valid is not None:
             self.valid_map_ = np.array(valid_map)
             self.n_rounds_ = 1 + int(np.argmax(valid_map))
+        self._record_eval(sets)
         return self
 
     def decision_function(self, X, qid=None):

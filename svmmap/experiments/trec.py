@@ -32,11 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import check_output, write_text_atomically
+from ..atomic import check_output
 from ..cli_common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from ..io import dump_svmlight, input_files, load_svmlight
 from ..options import MAX_ABS_VALUE
+from ..trec_run import write_run
 
 
 def _lines(path):
@@ -153,22 +154,6 @@ def build(run_paths, qrels_path, depth=1000, drop=()):
         raise SVMMapError("no query of the qrels was retrieved by any run")
     return (np.vstack(rows), np.array(labels), np.array(qids), docnos,
             [tag for tag, _ in runs])
-
-
-def write_run(path, qid, docnos, scores, tag="svmmap"):
-    """Write scores as a TREC run: per query (first-appearance order), documents by score
-    descending (ties by docno descending, trec_eval's order), rank from 1; atomically
-    (svmmap.atomic)."""
-    qid = np.asarray(qid).astype(str)
-    scores = np.asarray(scores, dtype=np.float64)
-    docnos = np.asarray(docnos).astype(str)
-    lines = []
-    for q in dict.fromkeys(qid.tolist()):
-        rows = np.flatnonzero(qid == q)
-        ranked = sorted(rows, key=lambda r: (scores[r], docnos[r]), reverse=True)
-        lines += [f"{q} Q0 {docnos[r]} {rank} {float(scores[r])!r} {tag}\n"
-                  for rank, r in enumerate(ranked, 1)]
-    write_text_atomically(path, lines)
 
 
 def _build_command(args):
