@@ -182,10 +182,10 @@ def _learn_parser():
     parser.add_argument("--holdout", type=_fraction, default=None, metavar="FRACTION",
                         help="choose C on this fraction of the training queries, held out "
                              "at random (RankLib's -tvs), instead of an --eval-set file")
-    parser.add_argument("--no-refit", dest="refit", action="store_false",
-                        help="with --holdout: keep the model trained without the held-out "
-                             "queries (RankLib's -tvs) instead of training again on all the "
-                             "training queries at the chosen C (the default)")
+    parser.add_argument("--refit", action=argparse.BooleanOptionalAction, default=True,
+                        help="with --holdout: train again on all the training queries at the "
+                             "chosen C (the default), or, with --no-refit, keep the model "
+                             "trained without the held-out queries (RankLib's -tvs)")
     parser.add_argument("--select-metric", default=None, type=_select_metric,
                         metavar="NAME",
                         help=f"validation measure that chooses C: {help_text('select')} "

@@ -373,6 +373,10 @@ def main(argv=None):
             if exc.path is not None or args.feature_names is None:
                 raise
             raise InputFormatError(exc.reason, args.feature_names) from None
+        except ModelFileError as exc:  # what the model cannot be exported as: name its file
+            if exc.path is not None:
+                raise
+            raise ModelFileError(exc.reason, args.model_file) from None
         for warning in caught:
             print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     except (SVMMapError, OSError) as exc:
