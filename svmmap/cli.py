@@ -31,8 +31,10 @@ import time
 
 from svmstruct_api.options import QP_SOLVERS
 
+from . import interrupts
 from .atomic import check_output
 from .cli_common import (
+    add_force_option,
     add_group_option,
     check_params,
     classify_main,
@@ -42,6 +44,7 @@ from .cli_common import (
     warnings_as_notes,
 )
 from .errors import InputFormatError, SVMMapError
+from .model_file import model_output
 from .options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
@@ -249,6 +252,7 @@ def _learn_parser():
                              "with --acc-variant 2)")
     add_group_option(parser)
     add_query_weights_option(parser)
+    add_force_option(parser, "an svmmap model file")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -260,6 +264,10 @@ LEARN_FLAGS = {
     "n_threads": "--n-threads", "qp_solver": "--qp-solver", "oracle": "--oracle",
     "cost_ratio": "--cost-ratio", "cache_size": "--cache-size", "rel_gap": "--rel-gap",
     "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds"}
+
+
+#: what svmmap_learn writes: an existing model_file of another kind is refused (--force)
+SVMMAP_MODEL = model_output(("svmmap",), "an svmmap model file")
 
 
 def _learn_model(parser, args):
@@ -402,8 +410,12 @@ def learn_main(argv=None):
                   "the model is the best one found and is marked as not converged",
                   file=sys.stderr)
         save(args.model_file)
-        # Ctrl-C: the best model so far is saved; the exit status still says "interrupted"
-        return 130 if result.status == "interrupted" else 0
+        if result.status != "interrupted":
+            return 0
+        # Ctrl-C or SIGTERM: the best model so far is saved; the last line and the exit
+        # status still say how the command was stopped (svmmap.interrupts)
+        print(interrupts.message("svmmap_learn"), file=sys.stderr)
+        return interrupts.exit_status()
 
     return run("svmmap_learn", args.debug, learn, args.train_file)
 
@@ -420,7 +432,7 @@ def _learn_here(args, params, selecting, callbacks, started):
 
     vali_files = [] if args.vali is None else input_files(args.vali)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
-                                   args.query_weights])
+                                   args.query_weights], SVMMAP_MODEL, args.force)
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
                               n_threads=args.n_threads)
     n_features = X.shape[1]
@@ -472,7 +484,10 @@ def _learn_on_dask(args, params, stack, callbacks):
     if args.query_weights is not None:
         raise SVMMapError("--query-weights is not available with --dask-workers / "
                           "--scheduler")
-    check_output(args.model_file, svmmap_dask.expand_paths(args.train_file))
+    from .io import input_files
+
+    check_output(args.model_file, input_files(svmmap_dask.expand_paths(args.train_file)),
+                 SVMMAP_MODEL, args.force)
     client = stack.enter_context(svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
     X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
                                           max_abs_value=MAX_ABS_VALUE)

@@ -14,7 +14,8 @@ from contextlib import contextmanager
 
 from svmstruct_api.options import QPError
 
-from .atomic import check_output
+from . import interrupts
+from .atomic import OutputKind, check_output
 from .errors import SVMMapError, error_line
 from .options import CONVENTIONS, MAX_ABS_VALUE, METRICS_HELP, parse_metrics
 from .params import ParameterError
@@ -46,19 +47,22 @@ def positive_int(text):
 
 
 def run(prog, debug, action, data_file=None):
-    """Run ``action``; turn the errors a user can cause into one line and exit status 1.
+    """Run ``action``; turn the errors a user can cause into one line and exit status 1, and
+    Ctrl-C or SIGTERM (svmmap.interrupts) into ``prog: interrupted`` / ``prog: terminated``
+    and exit status 130 / 143.
 
     ``data_file``: the data the command read (svmmap.errors.error_line)."""
     try:
-        status = action()
+        with interrupts.handled():
+            status = action()
     except (SVMMapError, QPError, OSError, MemoryError) as exc:
         if debug:
             raise
         print(f"{prog}: error: {error_line(exc, data_file)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        print(interrupts.message(prog), file=sys.stderr)
+        return interrupts.exit_status()
     return status or 0
 
 
@@ -105,8 +109,49 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
                         default=1, metavar="N",
                         help="threads reading the test file (default 1)")
+    add_force_option(parser, "a predictions file (every line one number, not all integers)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
+
+
+def add_force_option(parser, kind):
+    """--force: replace an existing output that is not of the kind the command writes."""
+    parser.add_argument("--force", action="store_true",
+                        help=f"replace an existing output file that is not {kind} (without "
+                             "it such a file is refused: it may be data given in the wrong "
+                             "place); an input file is never replaced")
+
+
+#: a line of a predictions file is at most this long (Python's repr of a float is 24 bytes)
+_PREDICTION_BYTES = 64
+
+
+def _is_predictions_file(path):
+    """True when every line of the file ``path`` holds one number and not all of them are
+    integers: svmmap_classify writes one Python float repr per line ('0.5', '1.0', '-2e-05'),
+    svm_rank's and other tools' scores look the same, whereas a data file has more than one
+    token on a line and a group file holds integers only.  Reads line by line, at most
+    _PREDICTION_BYTES of a line, and stops at the first line that is not a number."""
+    fraction = False
+    try:
+        with open(path, "rb") as handle:
+            while line := handle.readline(_PREDICTION_BYTES + 1):
+                token = line.strip()
+                if len(line) > _PREDICTION_BYTES or not token or not token.isascii():
+                    return False
+                try:
+                    float(token)
+                except ValueError:
+                    return False
+                fraction = fraction or not token.lstrip(b"+-").isdigit()
+    except OSError:
+        return False
+    return fraction
+
+
+#: what svmmap_classify writes (svmmap.atomic.check_output)
+PREDICTIONS = OutputKind("a predictions file (every line one number, not all integers)",
+                         _is_predictions_file)
 
 
 def _metrics(text):
@@ -149,7 +194,8 @@ def classify_main(argv=None, prog="svmmap_classify"):
         from .model_file import load_scorer
 
         check_output(args.predictions_file,
-                     [args.model_file, *input_files(args.test_file), args.group])
+                     [args.model_file, *input_files(args.test_file), args.group],
+                     writes=PREDICTIONS, force=args.force)
         n_features, score = load_scorer(args.model_file)
         X, y, qid = load_svmlight(args.test_file, n_features=n_features, group=args.group,
                                   max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads)

@@ -30,6 +30,7 @@ Dask (``pip install svmmap[dask]``) is imported when this module is.
 import contextlib
 import glob
 import os
+import signal
 import warnings
 
 import numpy as np
@@ -446,7 +447,17 @@ def cluster_client(n_workers=None, scheduler=None):
         return
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster, Client(cluster) as client:
+        client.run(_leave_ctrl_c_to_the_client)
         yield client
+
+
+def _leave_ctrl_c_to_the_client():
+    """Run on each worker of a LocalCluster (in its main thread, where its event loop runs):
+    ignore SIGINT.  A terminal's Ctrl-C goes to the whole process group, the worker
+    processes too, which printed tracebacks of their KeyboardInterrupt while the command
+    saved its model; the command alone stops training, saves and closes the cluster (which
+    stops its workers with SIGTERM, not SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # -- reading shards on the workers -----------------------------------------------------------

@@ -40,6 +40,7 @@ import math
 import mmap
 import os
 import re
+import stat
 import sys
 import zlib
 from contextlib import ExitStack
@@ -433,33 +434,57 @@ def _index_entries(base, text):
 
 
 def input_files(path_or_paths):
-    """The files :func:`load_svmlight` reads for ``path_or_paths``: each path given, and the
-    data files an index file lists (outputs are checked against all of them, see
-    svmmap.atomic.check_output).  Only the head of a file is read to tell an index file;
-    files that cannot be read are listed as given (loading them reports the problem)."""
+    """Every file :func:`load_svmlight` may read for ``path_or_paths`` (outputs are checked
+    against all of them, see svmmap.atomic.check_output): each path given, the group file
+    beside it (``<path>.query``), and when it is an index file (compressed or not) the data
+    files it lists and the group files beside those.  Only the head of a file is read (and
+    decompressed) to tell an index file, and only of a regular file: a pipe, a FIFO or
+    standard input is read once, by load_svmlight.  Files that cannot be read are listed as
+    given (loading them reports the problem)."""
     if isinstance(path_or_paths, (str, os.PathLike)):
         path_or_paths = [path_or_paths]
     files = []
     for given in path_or_paths:
-        files.append(Path(given))
         if str(given) == STDIN:
             continue
-        try:
-            with open(given, "rb") as handle:
-                head = handle.read(_INDEX_HEAD_BYTES)
-        except OSError:
-            continue
-        if any(head.startswith(magic) for magic, *_ in COMPRESSION):
-            continue
-        text = head.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        first = next(_data_lines(text), None)
+        files += [Path(given), Path(f"{given}{GROUP_SUFFIX}")]
+        text = _head_text(given)
+        first = None if text is None else next(_data_lines(text), None)
         if first is not None and _is_index_line(first[1]):
             try:
                 text = _read_text(given)
             except InputFormatError:
                 continue
-            files += [listed for _, _, listed in _index_entries(Path(given).parent, text)]
+            for _, _, listed in _index_entries(Path(given).parent, text):
+                files += [listed, Path(f"{listed}{GROUP_SUFFIX}")]
     return files
+
+
+def _head_text(path):
+    """The first _INDEX_HEAD_BYTES of a regular file, decompressed as load_svmlight would
+    (only that much is decompressed), as text; None for a file that is not regular or cannot
+    be read."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as handle:
+            magic = handle.read(8)
+            handle.seek(0)
+            opener = next((_OPENERS[name] for prefix, name, *_ in COMPRESSION
+                           if magic.startswith(prefix)), None)
+            if opener is None:
+                head = handle.read(_INDEX_HEAD_BYTES)
+            else:
+                with opener(handle) as stream:
+                    head = stream.read(_INDEX_HEAD_BYTES)
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+        return None
+    return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+#: streaming readers of the compressed formats (a head is decompressed, not the whole file)
+_OPENERS = {"gzip": lambda f: gzip.GzipFile(fileobj=f), "bzip2": bz2.BZ2File,
+            "xz": lzma.LZMAFile}
 
 
 def _is_index_line(tokens):

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import interrupts
 from ..atomic import check_output, write_text_atomically
 from ..cli_common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
@@ -205,11 +206,12 @@ def main(argv=None):
     r.add_argument("--tag", default="svmmap")
     args = parser.parse_args(argv)
     try:
-        (_build_command if args.command == "build" else _run_command)(args)
+        with interrupts.handled():  # SIGTERM stops it as Ctrl-C does
+            (_build_command if args.command == "build" else _run_command)(args)
     except (SVMMapError, OSError, MemoryError) as err:
         parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
     except KeyboardInterrupt:
-        parser.exit(130, f"{parser.prog}: interrupted\n")
+        parser.exit(interrupts.exit_status(), interrupts.message(parser.prog) + "\n")
 
 
 
