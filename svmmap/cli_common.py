@@ -8,6 +8,8 @@ stay fast (see svmmap.cli).
 """
 
 import argparse
+import os
+import stat
 import sys
 import warnings
 from contextlib import contextmanager
@@ -163,9 +165,12 @@ def _metrics(text):
 
 
 def looks_like_model_file(path):
-    """True when ``path`` is a readable file whose first non-blank character is '{' (a JSON
-    model file; data files start with a label, a comment or a file name)."""
+    """True when ``path`` is a readable regular file whose first non-blank character is '{'
+    (a JSON model file; data files start with a label, a comment or a file name).  A pipe,
+    FIFO or /dev/stdin is not looked at: what this read would be lost to the reader."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as handle:
             return handle.read(256).lstrip().startswith(b"{")
     except OSError:

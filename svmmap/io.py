@@ -550,9 +550,9 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
     parsed = parse_svmlight(data, MAX_INDEX if n_features is None else n_features,
                             max_abs_value, with_qid, n_threads=n_threads)
     if parsed["error_line"]:
-        line = str(data[parsed["error_start"]:parsed["error_end"]], "utf-8")
-        raise InputFormatError(_line_reason(line, limits, with_qid), path,
-                               parsed["error_line"])
+        raise InputFormatError(_excerpt_reason(data, parsed["error_start"],
+                                               parsed["error_end"], limits, with_qid),
+                               path, parsed["error_line"])
     if not len(parsed["labels"]):
         raise InputFormatError("no data lines", path)
 
@@ -568,6 +568,30 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
         texts(parsed["qid_start"], parsed["qid_length"]),
         comments=texts(parsed["comment_start"], parsed["comment_length"])
         if return_comments else None)
+
+
+def _excerpt_reason(data, start, end, limits, with_qid):
+    """Why the line data[start:end] is malformed, from its first _EXCERPT_BYTES at most (a
+    "line" can be most of a file: a data line followed by a sparse hole of NUL bytes made
+    text of a whole gibibyte), quoting no token at length (_QUOTE_CHARS)."""
+    cut = end - start > _EXCERPT_BYTES
+    line = str(data[start:start + _EXCERPT_BYTES], "utf-8", "replace")
+    reason = _line_reason(line, limits, with_qid)
+    if cut and len(line.split()) > 1:  # the last token is cut: blame it only if nothing else
+        whole_tokens = _line_reason(line[:len(line.rstrip()) - len(line.split()[-1])],
+                                    limits, with_qid)
+        reason = reason if whole_tokens == "malformed line" else whole_tokens
+    if cut and reason == "malformed line":
+        reason = f"malformed line of {end - start} bytes (its first {_EXCERPT_BYTES} bytes " \
+                 "are well-formed)"
+    return _LONG_QUOTE_RE.sub(lambda m: m[0][:_QUOTE_CHARS] + "...'", reason)
+
+
+#: a malformed line is diagnosed from its first this many bytes
+_EXCERPT_BYTES = 1 << 16
+#: a token a message quotes is cut after this many characters
+_QUOTE_CHARS = 40
+_LONG_QUOTE_RE = re.compile(rf"'[^']{{{_QUOTE_CHARS},}}'")
 
 
 def _line_reason(line, limits, with_qid):
