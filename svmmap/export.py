@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 
-from .atomic import check_output, write_text_atomically
+from .atomic import OutputKind, check_output, write_text_atomically
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
 
@@ -46,6 +46,37 @@ __all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_ranklib_linear", "e
 
 FORMATS = ("ltr", "ranklib")
 RANKLIB_NAME = "Linear Regression"
+
+
+def _head(path, size=4096):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+def _is_ltr_export(path):
+    """An LTR plugin request body: a JSON object {"model": {..., "model": {...}}} (what
+    to_ltr_linear writes)."""
+    if not _head(path).lstrip().startswith(b"{"):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return False
+    inner = document.get("model") if isinstance(document, dict) else None
+    return isinstance(inner, dict) and isinstance(inner.get("model"), dict)
+
+
+#: what each format writes (svmmap.atomic.check_output): an existing output of another kind
+#: is refused unless --force
+OUTPUT_KINDS = {
+    "ltr": OutputKind("an LTR plugin model (a _createmodel body)", _is_ltr_export),
+    "ranklib": OutputKind("a RankLib model (first line '## <model name>')",
+                          lambda path: _head(path, 64).startswith(b"## ")),
+}
 
 
 def linear_weights(model):
@@ -145,10 +176,14 @@ def main(argv=None):
                         help="one name per line, for feature 1, 2, ... (default: the "
                              "feature indices)")
     parser.add_argument("--name", default="svmmap", help="model name in the LTR plugin")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing output file that is not a model of the "
+                             "format written (an input file is never replaced)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     args = parser.parse_args(argv)
     try:
-        check_output(args.output_file, [args.model_file, args.feature_names])
+        check_output(args.output_file, [args.model_file, args.feature_names],
+                     OUTPUT_KINDS[args.format], args.force)
         names = None if args.feature_names is None else read_feature_names(args.feature_names)
         export(args.model_file, args.output_file, args.format, names, args.name)
     except (SVMMapError, OSError) as exc:

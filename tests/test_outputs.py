@@ -203,3 +203,45 @@ def test_what_is_not_a_predictions_file(tmp_path, text):
     path = tmp_path / "p"
     path.write_text(text)
     assert not PREDICTIONS.recognises(path)
+
+
+def _exit_status(main, argv):
+    try:
+        return main(argv)
+    except SystemExit as exc:  # trec.main exits through argparse
+        return exc.code
+
+
+@pytest.mark.parametrize("command", ["trec-build", "trec-run", "export-ltr",
+                                     "export-ranklib"])
+def test_the_drivers_refuse_an_existing_output_of_another_kind(files, capsys, command):
+    """The experiment drivers and the export: the same rule, the same --force."""
+    from svmmap import export
+    from svmmap.experiments import trec
+
+    (files / "qrels").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (files / "run1").write_text("1 Q0 d1 1 2.0 r1\n1 Q0 d2 2 1.0 r1\n")
+    data = files / "docs.txt"
+    data.write_text("1 qid:1 1:2 # d1\n0 qid:1 1:1 # d2\n")
+    SVMMap().fit(*load_svmlight(data)).save(files / "m1.json")
+    main, argv = {
+        "trec-build": (trec.main, ["build", "--runs", files / "run1", "--qrels",
+                                   files / "qrels", "--out"]),
+        "trec-run": (trec.main, ["run", "--data", data, "--model", files / "m1.json",
+                                 "--out"]),
+        "export-ltr": (export.main, ["--format", "ltr", files / "m1.json"]),
+        "export-ranklib": (export.main, ["--format", "ranklib", files / "m1.json"]),
+    }[command]
+    argv = [str(a) for a in argv]
+    for name in ("lightgbm.txt", "other.txt.gz", "svmmap.json"):
+        before = (files / name).read_bytes()
+        assert _exit_status(main, [*argv, str(files / name)]) == 1
+        assert "exists and is not" in _error(capsys)
+        assert (files / name).read_bytes() == before
+    out = files / "written"
+    assert _exit_status(main, [*argv, str(out)]) in (0, None)
+    assert _exit_status(main, [*argv, str(out)]) in (0, None)  # its own kind: replaced
+    assert _exit_status(main, ["--force", *argv, str(files / "lightgbm.txt")]
+                        if main is export.main else
+                        [argv[0], "--force", *argv[1:], str(files / "lightgbm.txt")]) in (0, None)
+    capsys.readouterr()

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import interrupts
-from ..atomic import check_output, write_text_atomically
+from ..atomic import OutputKind, check_output, write_text_atomically
 from ..cli_common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from ..io import dump_svmlight, input_files, load_svmlight
@@ -160,8 +160,41 @@ def write_run(path, qid, docnos, scores, tag="svmmap"):
     write_text_atomically(path, lines)
 
 
+def _first_tokens(path, lines=1):
+    """The tokens of the first ``lines`` non-blank lines of ``path`` (at most 64 KiB read)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line.split() for line in head.splitlines() if line.strip()][:lines]
+
+
+def _is_svmlight(path):
+    """SVMlight data with qid: (what build writes): its first line '<label> qid:<q> ...'."""
+    first = _first_tokens(path)
+    if not first or len(first[0]) < 2 or not first[0][1].startswith("qid:"):
+        return False
+    try:
+        float(first[0][0])
+    except ValueError:
+        return False
+    return True
+
+
+def _is_run(path):
+    """A TREC run (what run writes): its first lines 'qid Q0 docno rank score tag'."""
+    first = _first_tokens(path, 5)
+    return bool(first) and all(len(t) == 6 and t[1] == "Q0" for t in first)
+
+
+#: what build and run write: an existing --out of another kind is refused unless --force
+DATA_OUT = OutputKind("an SVMlight data file (first line '<label> qid:<q> ...')", _is_svmlight)
+RUN_OUT = OutputKind("a TREC run file ('qid Q0 docno rank score tag' lines)", _is_run)
+
+
 def _build_command(args):
-    check_output(args.out, [*args.runs, args.qrels])
+    check_output(args.out, [*args.runs, args.qrels], DATA_OUT, args.force)
     X, y, qid, docnos, tags = build(args.runs, args.qrels, args.depth, set(args.drop_run))
     dump_svmlight(args.out, X, y, qid, comments=docnos)
     print(f"{args.out}: {len(np.unique(qid))} queries, {len(y)} documents, "
@@ -172,7 +205,7 @@ def _build_command(args):
 def _run_command(args):
     from ..model_file import load_model
 
-    check_output(args.out, [*input_files(args.data), args.model])
+    check_output(args.out, [*input_files(args.data), args.model], RUN_OUT, args.force)
     X, _, qid, docnos = load_svmlight(args.data, return_comments=True,
                                       max_abs_value=MAX_ABS_VALUE)
     model = load_model(args.model)
@@ -204,6 +237,10 @@ def main(argv=None):
     r.add_argument("--model", required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--tag", default="svmmap")
+    for sub in (b, r):
+        sub.add_argument("--force", action="store_true",
+                         help="replace an existing --out that is not of the kind written "
+                              "(an input file is never replaced)")
     args = parser.parse_args(argv)
     try:
         with interrupts.handled():  # SIGTERM stops it as Ctrl-C does
