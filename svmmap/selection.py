@@ -132,8 +132,8 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
                        "dual_objective": result.dual_objective,
                        "relative_gap": result.relative_gap, "status": result.status,
                        "vali": float(measure(scores, y_vali, qid_vali))}
+                results.append(result)  # first: every row of path has its result
                 path.append(row)
-                results.append(result)
         except KeyboardInterrupt:  # while scoring a fit: the path ends with the fits made
             if not results:
                 raise

@@ -152,3 +152,59 @@ def test_ctrl_c_during_dask_training_saves_the_model_without_worker_tracebacks(d
     assert status == 130, err
     assert err.strip().splitlines()[-1] == "svmmap_learn: interrupted"
     assert json.loads(model.read_text())["training"]["status"] == "interrupted"
+
+
+class _StopAt:
+    """A callback that raises KeyboardInterrupt (as Ctrl-C does) in the fit at C."""
+
+    def __init__(self, C):
+        self.C = C
+
+    def on_iteration(self, progress):
+        if progress.C == self.C:
+            raise KeyboardInterrupt
+
+
+def test_svmmapcv_interrupted_in_a_fit_stops_the_path():
+    from svmmap.model_selection import SVMMapCV
+
+    X, y, qid = random_collection(seed=3, n_queries=16)
+    model = SVMMapCV(Cs=[0.1, 1, 10]).fit(X, y, qid, callbacks=[_StopAt(1.0)])
+    assert [row["C"] for row in model.path_] == [0.1, 1.0]
+    assert [row["status"] for row in model.path_] == ["converged", "interrupted"]
+    assert model.selection_["interrupted"] is True
+    assert model.training_result_.status == "interrupted"
+
+
+def test_svmmapcv_interrupted_between_fits_stops_the_path(monkeypatch):
+    """Ctrl-C while the next C is warm-started (its QP is re-solved before any iteration)."""
+    from svmmap.model_selection import SVMMapCV
+    from svmstruct_api.learner import BaseSSVM
+
+    start = BaseSSVM._start
+
+    def interrupted_start(self, model, previous=None):
+        if previous is not None and self.C == 10.0:
+            raise KeyboardInterrupt
+        return start(self, model, previous)
+
+    monkeypatch.setattr(BaseSSVM, "_start", interrupted_start)
+    X, y, qid = random_collection(seed=3, n_queries=16)
+    model = SVMMapCV(Cs=[0.1, 1, 10, 100]).fit(X, y, qid)
+    assert [row["C"] for row in model.path_] == [0.1, 1.0]
+    assert all(row["status"] == "converged" for row in model.path_)
+    assert model.selection_["interrupted"] is True
+    assert model.training_result_.status == "interrupted"
+
+
+def test_ctrl_c_before_the_first_fit_of_a_path_propagates(monkeypatch):
+    from svmmap.model_selection import SVMMapCV
+    from svmstruct_api.learner import BaseSSVM
+
+    def interrupted_start(self, model, previous=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(BaseSSVM, "_start", interrupted_start)
+    X, y, qid = random_collection(seed=3, n_queries=16)
+    with pytest.raises(KeyboardInterrupt):
+        SVMMapCV(Cs=[0.1, 1]).fit(X, y, qid)
