@@ -245,3 +245,20 @@ def test_the_drivers_refuse_an_existing_output_of_another_kind(files, capsys, co
                         if main is export.main else
                         [argv[0], "--force", *argv[1:], str(files / "lightgbm.txt")]) in (0, None)
     capsys.readouterr()
+
+
+def test_readme_error_table_rows_of_an_output_of_another_kind(files, capsys, monkeypatch):
+    """The rows README's error table gives for these refusals are what the commands print."""
+    readme = (__import__("pathlib").Path(__file__).parents[1] / "README.md").read_text()
+    monkeypatch.chdir(files)
+    _write(files / "test.txt", WITH_QID.format(q=3) * 2)
+    assert learn_main(["-v", "0", "train.txt", "test.txt"]) == 1
+    message = _error(capsys).removeprefix("svmmap_learn: error: ")
+    assert f"| `{message}` |" in readme
+    assert classify_main(["-v", "0", "train.txt", "svmmap.json", "test.txt"]) == 1
+    message = _error(capsys).removeprefix("svmmap_classify: error: ")
+    assert message == "test.txt: exists and is not a predictions file (every line one number, " \
+        "not all integers): refusing to replace it (check the order of the arguments, or give " \
+        "--force)"
+    assert "`... is not a predictions file (every line one number, not all integers) ...`" \
+        in readme
