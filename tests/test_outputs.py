@@ -46,10 +46,12 @@ def _write(path, text, compression="none"):
 def layouts(draw):
     """A command's inputs: the training (or test) data given directly or through an index
     file (compressed or not) listing 1-3 parts, each with qid: or with a group file beside
-    it, each compressed or not; an optional vali file (direct or through an index) and an
+    it, each compressed or not, in the index file's folder or a subfolder, listed by a
+    relative or an absolute path; an optional vali file (direct or through an index) and an
     optional query-weights file."""
     n_parts = draw(st.integers(1, 3))
-    parts = [(draw(st.booleans()), draw(st.sampled_from(sorted(COMPRESS))))
+    parts = [(draw(st.booleans()), draw(st.sampled_from(sorted(COMPRESS))),
+              draw(st.sampled_from(["", "sub/"])), draw(st.booleans()))
              for _ in range(n_parts)]
     indexed = n_parts > 1 or draw(st.booleans())
     return {"parts": parts, "indexed": indexed,
@@ -63,18 +65,19 @@ def layouts(draw):
 def _make_inputs(d, layout):
     """Write the layout's files into ``d``; return (argv with OUT for the output, the files
     read)."""
-    read, parts = [], []
-    for k, (with_qid, compression) in enumerate(layout["parts"]):
-        part = d / f"part{k}.txt"
+    read, parts, listing = [], [], "# the parts\n"
+    (d / "sub").mkdir()
+    for k, (with_qid, compression, folder, absolute) in enumerate(layout["parts"]):
+        part = d / f"{folder}part{k}.txt"
+        listing += f"{part if absolute else f'{folder}{part.name}'}\n\n"
         if with_qid:
             _write(part, WITH_QID.format(q=k + 1) + WITH_QID.format(q=k + 10), compression)
         else:
             _write(part, WITHOUT_QID * 2, compression)
-            read.append(_write(d / f"part{k}.txt.query", "3\n3\n"))
+            read.append(_write(d / f"{folder}part{k}.txt.query", "3\n3\n"))
         read.append(part)
         parts.append(part)
     if layout["indexed"]:
-        listing = "# the parts\n" + "".join(f"{p.name}\n\n" for p in parts)
         data = _write(d / "index", listing, layout["index_compression"])
         read.append(data)
     else:
