@@ -9,6 +9,7 @@ stay fast (see svmmap.cli).
 
 import argparse
 import os
+import re
 import stat
 import sys
 import warnings
@@ -124,30 +125,37 @@ def add_force_option(parser, kind):
                              "place); an input file is never replaced")
 
 
-#: a line of a predictions file is at most this long (Python's repr of a float is 24 bytes)
-_PREDICTION_BYTES = 64
+#: one line of a predictions file: one decimal number (Python's float repr: '0.5', '1.0',
+#: '-2e-05', 'nan', 'inf', '-inf'), blanks around it
+_PREDICTION_LINES = re.compile(
+    rb"(?:[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf)"
+    rb"[ \t]*\r?\n)*")
+#: a number that is not an integer has one of these
+_NOT_INTEGER = re.compile(rb"[.eEni]")
+_PREDICTIONS_CHUNK = 1 << 20
 
 
 def _is_predictions_file(path):
     """True when every line of the file ``path`` holds one number and not all of them are
     integers: svmmap_classify writes one Python float repr per line ('0.5', '1.0', '-2e-05'),
     svm_rank's and other tools' scores look the same, whereas a data file has more than one
-    token on a line and a group file holds integers only.  Reads line by line, at most
-    _PREDICTION_BYTES of a line, and stops at the first line that is not a number."""
-    fraction = False
+    token on a line and a group file holds integers only.  Reads the file in chunks of whole
+    lines and stops at the first chunk with a line that is not a number."""
+    fraction, rest = False, b""
     try:
         with open(path, "rb") as handle:
-            while line := handle.readline(_PREDICTION_BYTES + 1):
-                token = line.strip()
-                if len(line) > _PREDICTION_BYTES or not token or not token.isascii():
+            while chunk := handle.read(_PREDICTIONS_CHUNK):
+                lines, _, rest = (rest + chunk).rpartition(b"\n")
+                if len(rest) > _PREDICTIONS_CHUNK or \
+                        not _PREDICTION_LINES.fullmatch(lines + b"\n" if lines else b""):
                     return False
-                try:
-                    float(token)
-                except ValueError:
-                    return False
-                fraction = fraction or not token.lstrip(b"+-").isdigit()
+                fraction = fraction or _NOT_INTEGER.search(lines) is not None
     except OSError:
         return False
+    if rest.strip():  # the last line, without a line end
+        if not _PREDICTION_LINES.fullmatch(rest + b"\n"):
+            return False
+        fraction = fraction or _NOT_INTEGER.search(rest) is not None
     return fraction
 
 

@@ -201,7 +201,8 @@ def test_what_classify_writes_is_recognised_as_predictions(tmp_path_factory, sco
 
 @pytest.mark.parametrize("text", [
     "3\n3\n", "1 qid:1 1:0.5\n", "0.5\n0.25 0.5\n", "0.5\n\n0.25\n", "0.5\nabc\n",
-    "0." + "0" * 100 + "\n", "\xe9\n", "1\n2\n0.5 # comment\n"])
+    "1e5 2\n", "\xe9\n", "1\n2\n0.5 # comment\n", "0.5\n" * 1000 + "x\n",
+    "0.5\n" * 1000 + "1 qid:1 1:0.5\n" + "\0" * 3_000_000])
 def test_what_is_not_a_predictions_file(tmp_path, text):
     path = tmp_path / "p"
     path.write_text(text)
