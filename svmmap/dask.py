@@ -31,6 +31,7 @@ import contextlib
 import glob
 import os
 import signal
+import threading
 import warnings
 
 import numpy as np
@@ -445,19 +446,37 @@ def cluster_client(n_workers=None, scheduler=None):
         with Client(scheduler, timeout="20s") as client:
             yield client
         return
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
-        client.run(_leave_ctrl_c_to_the_client)
-        yield client
+    with contextlib.ExitStack() as stack:
+        with _ctrl_c_left_to_this_process():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=n_workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0"))
+        yield stack.enter_context(Client(cluster))
 
 
-def _leave_ctrl_c_to_the_client():
-    """Run on each worker of a LocalCluster (in its main thread, where its event loop runs):
-    ignore SIGINT.  A terminal's Ctrl-C goes to the whole process group, the worker
-    processes too, which printed tracebacks of their KeyboardInterrupt while the command
-    saved its model; the command alone stops training, saves and closes the cluster (which
-    stops its workers with SIGTERM, not SIGINT)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+@contextlib.contextmanager
+def _ctrl_c_left_to_this_process():
+    """Start a LocalCluster inside this block: SIGINT is blocked in this thread, so the
+    threads the cluster starts and the worker processes they spawn (which inherit the signal
+    mask of the thread that starts them, across fork and exec) never see a terminal's
+    Ctrl-C, which goes to the whole process group: the command alone stops training, saves
+    the model and closes the cluster (the workers printed tracebacks of their own
+    KeyboardInterrupt).  A SIGINT that arrives inside the block stays pending and is
+    delivered here when it ends.  multiprocessing's resource tracker is started first: its
+    start unblocks SIGINT in the thread that starts it.  SIGTERM is left alone (the cluster
+    stops its workers with it)."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 # -- reading shards on the workers -----------------------------------------------------------

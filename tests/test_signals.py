@@ -208,3 +208,46 @@ def test_ctrl_c_before_the_first_fit_of_a_path_propagates(monkeypatch):
     X, y, qid = random_collection(seed=3, n_queries=16)
     with pytest.raises(KeyboardInterrupt):
         SVMMapCV(Cs=[0.1, 1]).fit(X, y, qid)
+
+
+_WAIT_IN_CLUSTER_START = """\
+import sys
+import svmmap.dask as svmmap_dask
+import svmmap.console as console
+
+
+class Announced(svmmap_dask.LocalCluster):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        print("cluster started", flush=True)  # its workers are running
+        sys.stdin.readline()  # returns once the test has sent the signal
+
+
+svmmap_dask.LocalCluster = Announced
+sys.argv[:1] = ["svmmap_learn"]
+sys.exit(console.learn_main())
+"""
+
+
+def test_ctrl_c_while_the_dask_cluster_starts_is_one_line(data, tmp_path):
+    """Ctrl-C to the process group just after the workers started, before training: the
+    workers never see it (they started with SIGINT blocked); the command sees it as soon
+    as the cluster is up and ends with one line, closing the cluster."""
+    pytest.importorskip("distributed")
+    train, _ = data
+    process = subprocess.Popen(
+        [PYTHON, "-c", _WAIT_IN_CLUSTER_START, "--dask-workers", "2", str(train),
+         str(tmp_path / "m.json")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert process.stdout.readline() == "cluster started\n", process.communicate()[1]
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate("sent\n", timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert process.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "svmmap_learn: interrupted"
+    assert not (tmp_path / "m.json").exists()
