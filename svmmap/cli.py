@@ -451,8 +451,10 @@ def _learn_here(args, params, selecting, callbacks, started):
     vali_files = [] if args.vali is None else input_files(args.vali)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights], SVMMAP_MODEL, args.force)
+    listed = []  # what an index file in a pipe lists: known once it is read
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
-                              n_threads=args.n_threads)
+                              n_threads=args.n_threads, files_read=listed)
+    check_output(args.model_file, listed)
     n_features = X.shape[1]
     sample_weight = None
     if args.query_weights is not None:

@@ -210,8 +210,11 @@ def classify_main(argv=None, prog="svmmap_classify"):
                      [args.model_file, *input_files(args.test_file), args.group],
                      writes=PREDICTIONS, force=args.force)
         n_features, score = load_scorer(args.model_file)
+        listed = []  # what an index file in a pipe lists: known once it is read
         X, y, qid = load_svmlight(args.test_file, n_features=n_features, group=args.group,
-                                  max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads)
+                                  max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads,
+                                  files_read=listed)
+        check_output(args.predictions_file, listed)
         scores = score(X, qid)
         write_text_atomically(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])
         if args.verbose >= 1:

@@ -96,7 +96,7 @@ MISSING_QID = "missing qid:<id> after the label"
 
 
 def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None, n_threads=1):
+                  max_abs_value=None, n_threads=1, files_read=None):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -125,6 +125,10 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     n_threads : int
         Threads parsing a file: its text is cut at line ends into up to that many chunks of
         at least 1 MiB, parsed in parallel and merged; the result is the same as with one.
+    files_read : list, optional
+        The data files index files list, and the group files beside them, are appended to it
+        before they are read: for an index file on standard input or in a pipe, which
+        :func:`input_files` does not read (the commands check their output against them).
 
     Returns
     -------
@@ -159,6 +163,8 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         sources = [source for given in path_or_paths for source in _sources(given, stack)]
         if not sources:
             raise InputFormatError("no input files")
+        if files_read is not None:
+            files_read += input_files([s for s in sources if not isinstance(s, _Source)])
         if group is not None and len(sources) != 1:
             raise InputFormatError("a group file goes with a single data file", group)
         for source in sources:  # listed files are opened one at a time

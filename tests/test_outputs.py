@@ -266,3 +266,27 @@ def test_readme_error_table_rows_of_an_output_of_another_kind(files, capsys, mon
         "--force)"
     assert "`... is not a predictions file (every line one number, not all integers) ...`" \
         in readme
+
+
+@pytest.mark.parametrize("command", ["svmmap_learn", "svmmap_baseline_learn",
+                                     "svmmap_classify"])
+@pytest.mark.parametrize("compression", ["none", "gzip"])
+def test_an_index_file_on_standard_input_cannot_name_the_output(files, command, compression):
+    """An index file read from a pipe is not looked into before the command reads it (that
+    would consume it): the files it lists are checked once it is read, before any training
+    or writing (--force: the data is not an output of the command's kind either)."""
+    import shutil
+    import subprocess
+
+    victim = files / "train.txt"
+    before = victim.read_bytes()
+    listing = COMPRESS[compression](f"{victim}\n".encode())
+    argv = {"svmmap_learn": ["-"], "svmmap_baseline_learn": ["--method", "prank", "-"],
+            "svmmap_classify": ["-", str(files / "svmmap.json")]}[command]
+    done = subprocess.run([shutil.which(command), "-v", "0", "--force", *argv, str(victim)],
+                          input=listing, capture_output=True, timeout=120)
+    err = done.stderr.decode()
+    assert done.returncode == 1, err
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert f"{victim}: is the input file " in err and "refusing to overwrite" in err
+    assert victim.read_bytes() == before

@@ -107,8 +107,10 @@ def learn_main(argv=None):
         if args.eval_set is not None:
             inputs += input_files(args.eval_set)
         check_output(args.model_file, inputs, BASELINE_MODEL, args.force)
+        listed = []  # what an index file in a pipe lists: known once it is read
         X, y, qid = load_svmlight(args.train_file, group=args.group,
-                                  max_abs_value=MAX_ABS_VALUE)
+                                  max_abs_value=MAX_ABS_VALUE, files_read=listed)
+        check_output(args.model_file, listed)
         options = {}
         if args.eval_set is not None:
             if isinstance(model, PRank):
