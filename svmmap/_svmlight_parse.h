@@ -25,6 +25,7 @@
 #include <limits>
 #include <string>
 #include <system_error>
+#include <new>
 #include <vector>
 
 namespace svmlight {
@@ -280,11 +281,21 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
         return;
     }
     std::vector<Lines> parts(static_cast<size_t>(k));
+    // std::bad_alloc must not leave an OpenMP region (that terminates the process): each
+    // chunk catches it, and it is thrown again here, for the caller (except +MemoryError)
+    bool out_of_memory = false;
 #pragma omp parallel for schedule(static, 1) num_threads(n_threads)
-    for (int64_t c = 0; c < k; ++c)
-        parse<Index>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs, with_qid,
-                     indptr + row_off[c], indices + col_off[c], values + col_off[c],
-                     &parts[c]);
+    for (int64_t c = 0; c < k; ++c) {
+        try {
+            parse<Index>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs, with_qid,
+                         indptr + row_off[c], indices + col_off[c], values + col_off[c],
+                         &parts[c]);
+        } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+            out_of_memory = true;
+        }
+    }
+    if (out_of_memory) throw std::bad_alloc();
     int64_t rows = 0, nnz = 0, lineno = 0;
     indptr[0] = 0;
     for (int64_t c = 0; c < k; ++c) {

@@ -40,13 +40,18 @@ cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
         int64_t nnz
         uint64_t max_index
 
+    # what allocates may throw std::bad_alloc: raised here as MemoryError (the commands'
+    # out-of-memory line), never left to abort the process
     Counts count(const char* text, int64_t n)
-    vector[int64_t] chunk_bounds(const char* text, int64_t n, int64_t parts, int64_t min_bytes)
-    vector[Counts] count_chunks(const char* text, const vector[int64_t]& bounds, int n_threads)
+    vector[int64_t] chunk_bounds(const char* text, int64_t n, int64_t parts,
+                                 int64_t min_bytes) except +MemoryError
+    vector[Counts] count_chunks(const char* text, const vector[int64_t]& bounds,
+                                int n_threads) except +MemoryError
     void parse_chunks[Index](const char* text, const vector[int64_t]& bounds, uint64_t limit,
                              double max_abs, cbool with_qid, Index* indptr, Index* indices,
                              double* values, const vector[int64_t]& row_off,
-                             const vector[int64_t]& col_off, int n_threads, Lines* out)
+                             const vector[int64_t]& col_off, int n_threads,
+                             Lines* out) except +MemoryError
 
 INT32_MAX = 2**31 - 1
 #: the smallest chunk worth a thread of its own (smaller text is parsed in one pass)
@@ -135,7 +140,7 @@ def parse_svmlight(const unsigned char[::1] text, uint64_t limit, double max_abs
 cdef void _chunks64(const char* data, vector[int64_t]& bounds, uint64_t limit, double max_abs,
                     bint with_qid, int64_t[::1] indptr, int64_t[::1] indices,
                     double[::1] values, vector[int64_t]& row_off, vector[int64_t]& col_off,
-                    int n_threads, Lines* lines):
+                    int n_threads, Lines* lines) except *:
     with nogil:
         parse_chunks[int64_t](data, bounds, limit, max_abs, with_qid, &indptr[0],
                               &indices[0] if indices.shape[0] else <int64_t*>NULL,
@@ -146,7 +151,7 @@ cdef void _chunks64(const char* data, vector[int64_t]& bounds, uint64_t limit, d
 cdef void _chunks32(const char* data, vector[int64_t]& bounds, uint64_t limit, double max_abs,
                     bint with_qid, int32_t[::1] indptr, int32_t[::1] indices,
                     double[::1] values, vector[int64_t]& row_off, vector[int64_t]& col_off,
-                    int n_threads, Lines* lines):
+                    int n_threads, Lines* lines) except *:
     with nogil:
         parse_chunks[int32_t](data, bounds, limit, max_abs, with_qid, &indptr[0],
                               &indices[0] if indices.shape[0] else <int32_t*>NULL,

@@ -2,7 +2,9 @@
 
 :func:`check_output` runs before any work is done (before training): it refuses an output
 path that is the same file as one of the inputs (``os.path.samefile``: through symbolic and
-hard links), a directory, or one in a directory that does not exist or is not writable.
+hard links), a directory, or one in a directory that does not exist or is not writable; and,
+unless the user forces it (``--force``), an existing file that is not of the kind the command
+writes (an :class:`OutputKind`: a data file given as the model path is not replaced by a model).
 
 :func:`write_text_atomically` writes a regular file (or a new path) atomically: the text goes
 to a temporary file in the target's directory, is flushed to disk and renamed over the target
@@ -16,6 +18,8 @@ user's path, never the temporary file.
 import os
 import stat
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import OutputPathError
@@ -30,13 +34,36 @@ def _special(path):
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def check_output(path, inputs=()):
+@dataclass(frozen=True)
+class OutputKind:
+    """The kind of file a command writes: ``name`` (as messages say it, e.g. "an svmmap model
+    file") and ``recognises(path)``, true when the existing regular file ``path`` is one (the
+    command may replace it)."""
+
+    name: str
+    recognises: Callable
+
+
+def first_tokens(path, lines=1):
+    """The whitespace-separated tokens of the first ``lines`` non-blank lines of ``path`` (at
+    most 64 KiB read; [] when it cannot be read): what an OutputKind looks at."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line.split() for line in head.splitlines() if line.strip()][:lines]
+
+
+def check_output(path, inputs=(), writes=None, force=False):
     """Refuse ``path`` as an output before any work is done; raise OutputPathError.
 
     ``inputs``: the files the command reads (None entries are skipped).  The same file as an
-    input -- also through a symbolic or hard link -- is refused, as are a directory and a
-    path whose directory is missing or not writable (the atomic write needs a temporary file
-    there).  An existing non-regular target (``/dev/null``) only needs to be writable.
+    input -- also through a symbolic or hard link -- is refused, even with ``force``, as are
+    a directory and a path whose directory is missing or not writable (the atomic write needs
+    a temporary file there).  An existing non-regular target (``/dev/null``) only needs to be
+    writable.  ``writes``: the OutputKind of the command's output; an existing, non-empty
+    regular file it does not recognise is refused unless ``force`` (the user's --force).
     """
     path = Path(path)
     for source in inputs:
@@ -55,11 +82,23 @@ def check_output(path, inputs=()):
         if not os.access(path, os.W_OK):
             raise OutputPathError("not writable", path)
         return
+    if writes is not None and not force and _holds_something(path) and \
+            not writes.recognises(path):
+        raise OutputPathError(f"exists and is not {writes.name}: refusing to replace it "
+                              "(check the order of the arguments, or give --force)", path)
     directory = path.parent
     if not os.path.isdir(directory):
         raise OutputPathError(f"directory {str(directory)!r} does not exist", path)
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputPathError(f"directory {str(directory)!r} is not writable", path)
+
+
+def _holds_something(path):
+    """True when ``path`` is an existing regular file that is not empty."""
+    try:
+        return os.stat(path).st_size > 0
+    except OSError:
+        return False
 
 
 def write_text_atomically(path, text):

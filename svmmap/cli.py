@@ -26,13 +26,16 @@ svmmap.selection, scoring an svmmap model through svmmap.model_file.load_scorer.
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 
 from svmstruct_api.options import QP_SOLVERS
 
+from . import interrupts
 from .atomic import check_output
 from .cli_common import (
+    add_force_option,
     add_group_option,
     check_params,
     classify_main,
@@ -43,6 +46,7 @@ from .cli_common import (
 )
 from .errors import InputFormatError, SVMMapError
 from .measures import help_text, parse_loss, parse_select_metric
+from .model_file import model_output
 from .options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
@@ -264,6 +268,7 @@ def _learn_parser():
                              "with --acc-variant 2)")
     add_group_option(parser)
     add_query_weights_option(parser)
+    add_force_option(parser, "an svmmap model file")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -276,6 +281,10 @@ LEARN_FLAGS = {
     "cost_ratio": "--cost-ratio", "cache_size": "--cache-size", "rel_gap": "--rel-gap",
     "feature_map": "--n-thresholds", "n_thresholds": "--n-thresholds",
     "normalize": "--normalize"}
+
+
+#: what svmmap_learn writes: an existing model_file of another kind is refused (--force)
+SVMMAP_MODEL = model_output(("svmmap",), "an svmmap model file")
 
 
 def _learn_model(parser, args):
@@ -321,6 +330,11 @@ def _learn_options(parser, args):
     if len(args.C) > 1 and args.eval_set is None and args.holdout is None:
         parser.error("several -c values are chosen among on validation queries: give --eval-set "
                      "FILE or --holdout FRACTION")
+    if args.dask_workers is not None and args.dask_workers > max_dask_workers():
+        parser.error(f"argument --dask-workers: at most {max_dask_workers()} worker "
+                     f"processes on this machine, got {args.dask_workers} (the cores, or "
+                     f"{MIN_DASK_WORKER_LIMIT} on a smaller machine: each worker is a process "
+                     "with one thread; use --scheduler ADDRESS for a larger cluster)")
     if (args.select_metric is not None or args.select_tol is not None) and \
             args.eval_set is None and args.holdout is None:
         parser.error("--select-metric and --select-tol say how C is chosen on validation "
@@ -351,6 +365,18 @@ def _learn_options(parser, args):
     features = BinnedFeatureMap(
         n_thresholds, base_columns=args.base_columns, per_query=per_query)
     return features, cost_ratio
+
+
+#: --dask-workers is at most the machine's cores, and at least this limit on a smaller one
+MIN_DASK_WORKER_LIMIT = 4
+
+
+def max_dask_workers():
+    """The largest --dask-workers: a LocalCluster of one-thread processes gains nothing from
+    more workers than cores (1000 started 87 processes and 3 GB before it was stopped)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
+    return max(cores, MIN_DASK_WORKER_LIMIT)
 
 
 def _learn_callbacks(verbose):
@@ -427,8 +453,12 @@ def learn_main(argv=None):
                   "the model is the best one found and is marked as not converged",
                   file=sys.stderr)
         save(args.model_file)
-        # Ctrl-C: the best model so far is saved; the exit status still says "interrupted"
-        return 130 if result.status == "interrupted" else 0
+        if result.status != "interrupted":
+            return 0
+        # Ctrl-C or SIGTERM: the best model so far is saved; the last line and the exit
+        # status still say how the command was stopped (svmmap.interrupts)
+        print(interrupts.message("svmmap_learn"), file=sys.stderr)
+        return interrupts.exit_status()
 
     return run("svmmap_learn", args.debug, learn, args.train_file)
 
@@ -445,10 +475,12 @@ def _learn_here(args, params, selecting, callbacks, started):
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
-                                   args.query_weights])
+                                   args.query_weights], SVMMAP_MODEL, args.force)
     max_label = MAX_NDCG_LABEL if parse_loss(args.loss)[0] == "ndcg" else None
+    listed = []  # what an index file in a pipe lists: known once it is read
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
-                              n_threads=args.n_threads, max_label=max_label)
+                              n_threads=args.n_threads, max_label=max_label, files_read=listed)
+    check_output(args.model_file, listed)
     n_features = X.shape[1]
     sample_weight = None
     if args.query_weights is not None:
@@ -509,7 +541,10 @@ def _learn_on_dask(args, params, stack, callbacks):
     if args.query_weights is not None:
         raise SVMMapError("--query-weights is not available with --dask-workers / "
                           "--scheduler")
-    check_output(args.model_file, svmmap_dask.expand_paths(args.train_file))
+    from .io import input_files
+
+    check_output(args.model_file, input_files(svmmap_dask.expand_paths(args.train_file)),
+                 SVMMAP_MODEL, args.force)
     client = stack.enter_context(svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
     X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
                                           max_abs_value=MAX_ABS_VALUE)

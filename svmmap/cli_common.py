@@ -8,13 +8,17 @@ stay fast (see svmmap.cli).
 """
 
 import argparse
+import os
+import re
+import stat
 import sys
 import warnings
 from contextlib import contextmanager
 
 from svmstruct_api.options import QPError
 
-from .atomic import check_output
+from . import interrupts
+from .atomic import OutputKind, check_output
 from .errors import SVMMapError, error_line
 from .measures import help_text, parse_metrics
 from .options import CONVENTIONS, MAX_ABS_VALUE
@@ -47,19 +51,22 @@ def positive_int(text):
 
 
 def run(prog, debug, action, data_file=None):
-    """Run ``action``; turn the errors a user can cause into one line and exit status 1.
+    """Run ``action``; turn the errors a user can cause into one line and exit status 1, and
+    Ctrl-C or SIGTERM (svmmap.interrupts) into ``prog: interrupted`` / ``prog: terminated``
+    and exit status 130 / 143.
 
     ``data_file``: the data the command read (svmmap.errors.error_line)."""
     try:
-        status = action()
+        with interrupts.handled():
+            status = action()
     except (SVMMapError, QPError, OSError, MemoryError) as exc:
         if debug:
             raise
         print(f"{prog}: error: {error_line(exc, data_file)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        print(interrupts.message(prog), file=sys.stderr)
+        return interrupts.exit_status()
     return status or 0
 
 
@@ -118,8 +125,56 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
                         default=1, metavar="N",
                         help="threads reading the test file (default 1)")
+    add_force_option(parser, "a predictions file (every line one number, not all integers)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
+
+
+def add_force_option(parser, kind):
+    """--force: replace an existing output that is not of the kind the command writes."""
+    parser.add_argument("--force", action="store_true",
+                        help=f"replace an existing output file that is not {kind} (without "
+                             "it such a file is refused: it may be data given in the wrong "
+                             "place); an input file is never replaced")
+
+
+#: one line of a predictions file: one decimal number (Python's float repr: '0.5', '1.0',
+#: '-2e-05', 'nan', 'inf', '-inf'), blanks around it
+_PREDICTION_LINES = re.compile(
+    rb"(?:[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf)"
+    rb"[ \t]*\r?\n)*")
+#: a number that is not an integer has one of these
+_NOT_INTEGER = re.compile(rb"[.eEni]")
+_PREDICTIONS_CHUNK = 1 << 20
+
+
+def _is_predictions_file(path):
+    """True when every line of the file ``path`` holds one number and not all of them are
+    integers: svmmap_classify writes one Python float repr per line ('0.5', '1.0', '-2e-05'),
+    svm_rank's and other tools' scores look the same, whereas a data file has more than one
+    token on a line and a group file holds integers only.  Reads the file in chunks of whole
+    lines and stops at the first chunk with a line that is not a number."""
+    fraction, rest = False, b""
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(_PREDICTIONS_CHUNK):
+                lines, _, rest = (rest + chunk).rpartition(b"\n")
+                if len(rest) > _PREDICTIONS_CHUNK or \
+                        not _PREDICTION_LINES.fullmatch(lines + b"\n" if lines else b""):
+                    return False
+                fraction = fraction or _NOT_INTEGER.search(lines) is not None
+    except OSError:
+        return False
+    if rest.strip():  # the last line, without a line end
+        if not _PREDICTION_LINES.fullmatch(rest + b"\n"):
+            return False
+        fraction = fraction or _NOT_INTEGER.search(rest) is not None
+    return fraction
+
+
+#: what svmmap_classify writes (svmmap.atomic.check_output)
+PREDICTIONS = OutputKind("a predictions file (every line one number, not all integers)",
+                         _is_predictions_file)
 
 
 def _metrics(text):
@@ -131,9 +186,12 @@ def _metrics(text):
 
 
 def looks_like_model_file(path):
-    """True when ``path`` is a readable file whose first non-blank character is '{' (a JSON
-    model file; data files start with a label, a comment or a file name)."""
+    """True when ``path`` is a readable regular file whose first non-blank character is '{'
+    (a JSON model file; data files start with a label, a comment or a file name).  A pipe,
+    FIFO or /dev/stdin is not looked at: what this read would be lost to the reader."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as handle:
             return handle.read(256).lstrip().startswith(b"{")
     except OSError:
@@ -171,15 +229,21 @@ def classify_main(argv=None, prog="svmmap_classify"):
 
         to_stdout = args.predictions_file == STDOUT
         inputs = [args.model_file, *input_files(args.test_file), args.group]
-        for output in (None if to_stdout else args.predictions_file, args.run, args.qrels):
-            if output is not None:
-                check_output(output, inputs)
+        outputs = [(None if to_stdout else args.predictions_file, PREDICTIONS),
+                   (args.run, trec_run.RUN_FILE), (args.qrels, trec_run.QRELS_FILE)]
+        outputs = [(path, kind) for path, kind in outputs if path is not None]
+        for path, kind in outputs:
+            check_output(path, inputs, writes=kind, force=args.force)
         n_features, score = load_scorer(args.model_file)
         trec = args.run is not None or args.qrels is not None or \
             args.convention == "trec_eval"
+        listed = []  # what an index file in a pipe lists: known once it is read
         X, y, qid, *comments = load_svmlight(
             args.test_file, n_features=n_features, group=args.group,
-            max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec)
+            max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec,
+            files_read=listed)
+        for path, _ in outputs:
+            check_output(path, listed)
         docnos = trec_run.docnos_from_comments(comments[0]) if trec else None
         scores = score(X, qid)
         if args.run is not None:

@@ -3,8 +3,10 @@
 Each runs its command under a Ctrl-C guard installed before any heavy import, so that Ctrl-C
 at any moment -- importing the command, numpy, scipy and the extensions takes about a second
 -- prints one line and exits with status 130, as Ctrl-C during the work does
-(svmmap.cli_common.run; during training the best model so far is still saved).  This module
-imports nothing but the standard library.
+(svmmap.cli_common.run; during training the best model so far is still saved).  SIGTERM is
+guarded the same way and ends the same way, with its own line (``prog: terminated``) and
+status 143 (svmmap.interrupts).  This module imports nothing but the standard library and
+svmmap.interrupts.
 
 A KeyboardInterrupt raised while a module is being imported is not safe: inside a C
 extension's start-up numpy's ``import_array`` prints it and raises ImportError,
@@ -23,6 +25,8 @@ import signal
 import sys
 import threading
 
+from . import interrupts
+
 REDELIVER_SECONDS = 0.05
 
 
@@ -36,7 +40,7 @@ def _importing(frame):
 
 
 class _CtrlCGuard:
-    """The SIGINT handler of one command's run (see the module's docstring)."""
+    """The SIGINT and SIGTERM handler of one command's run (see the module's docstring)."""
 
     def __init__(self):
         self.interrupted = False
@@ -44,18 +48,22 @@ class _CtrlCGuard:
         self._lock = threading.Lock()
 
     def __enter__(self):
-        self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+        self._handled = interrupts.handled(self._on_signal)
+        self._handled.__enter__()
         return self
 
     def __exit__(self, *exc):
         with self._lock:
             self._finished = True
-        # After a Ctrl-C the command is ending: a second SIGINT is ignored.
-        signal.signal(signal.SIGINT, signal.SIG_IGN if self.interrupted else self._previous)
+        self._handled.__exit__(None, None, None)
+        if self.interrupted:  # the command is ending: a second signal is ignored
+            for signum in interrupts.STOPPING:
+                signal.signal(signum, signal.SIG_IGN)
 
-    def _on_sigint(self, signum, frame):
+    def _on_signal(self, signum, frame):
         self.interrupted = True
-        if _importing(frame):
+        interrupts.record(signum)
+        if _importing(frame):  # delivered again (as SIGINT; the first signal is reported)
             threading.Timer(REDELIVER_SECONDS, self._redeliver).start()
             return
         raise KeyboardInterrupt
@@ -75,13 +83,13 @@ def _command(prog, module, function):
                 if not guard.interrupted:
                     raise
                 status = None
-        if guard.interrupted and status != 130:
-            print(f"{prog}: interrupted", file=sys.stderr)
-            return 130
+        if guard.interrupted and status != interrupts.exit_status():
+            print(interrupts.message(prog), file=sys.stderr)
+            return interrupts.exit_status()
         return status
 
     main.__name__ = main.__qualname__ = function
-    main.__doc__ = f"``{prog}``: {module}.{function}, Ctrl-C at start-up included."
+    main.__doc__ = f"``{prog}``: {module}.{function}, Ctrl-C and SIGTERM at start-up included."
     return main
 
 

@@ -31,6 +31,8 @@ import contextlib
 import glob
 import logging
 import os
+import signal
+import threading
 import warnings
 
 import numpy as np
@@ -456,11 +458,38 @@ def cluster_client(n_workers=None, scheduler=None):
         return
     # the workers' own logs (a task's failure, shutdown notices) are not the command's
     # output: the command reports errors in one line itself
-    with _quiet_logs(), LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                     processes=True, dashboard_address=":0",
-                                     silence_logs=logging.CRITICAL) as cluster, \
-            Client(cluster) as client:
-        yield client
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet_logs())
+        with _ctrl_c_left_to_this_process():
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=n_workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=logging.CRITICAL))
+        yield stack.enter_context(Client(cluster))
+
+
+@contextlib.contextmanager
+def _ctrl_c_left_to_this_process():
+    """Start a LocalCluster inside this block: SIGINT is blocked in this thread, so the
+    threads the cluster starts and the worker processes they spawn (which inherit the signal
+    mask of the thread that starts them, across fork and exec) never see a terminal's
+    Ctrl-C, which goes to the whole process group: the command alone stops training, saves
+    the model and closes the cluster (the workers printed tracebacks of their own
+    KeyboardInterrupt).  A SIGINT that arrives inside the block stays pending and is
+    delivered here when it ends.  multiprocessing's resource tracker is started first: its
+    start unblocks SIGINT in the thread that starts it.  SIGTERM is left alone (the cluster
+    stops its workers with it)."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @contextlib.contextmanager

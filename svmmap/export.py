@@ -71,7 +71,7 @@ import warnings
 
 import numpy as np
 
-from .atomic import check_output, write_text_atomically
+from .atomic import OutputKind, check_output, write_text_atomically
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
 
@@ -88,6 +88,54 @@ SOLR_NORMS = {"standard": "org.apache.solr.ltr.norm.StandardNormalizer",
 
 def _loaded(model):
     return model if hasattr(model, "get_params") else load_model(model)
+
+
+def _head(path, size=4096):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+def _json_object(path):
+    """The JSON object ``path`` holds, or None (only the head of a file that does not start
+    like JSON is read)."""
+    if not _head(path).lstrip().startswith(b"{"):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _is_ltr_export(path):
+    """An LTR plugin request body: a JSON object {"model": {..., "model": {...}}} (what
+    to_ltr_linear writes)."""
+    inner = (_json_object(path) or {}).get("model")
+    return isinstance(inner, dict) and isinstance(inner.get("model"), dict)
+
+
+def _is_solr_export(path):
+    """A Solr LTR model: a JSON object with "class", "name" and "features" (what
+    to_solr_linear writes)."""
+    document = _json_object(path) or {}
+    return all(key in document for key in ("class", "name", "features"))
+
+
+#: what each format writes (svmmap.atomic.check_output): an existing output of another kind
+#: is refused unless --force
+OUTPUT_KINDS = {
+    "ltr": OutputKind("an LTR plugin model (a _createmodel body)", _is_ltr_export),
+    "solr": OutputKind("a Solr LTR model (a JSON object with class, name and features)",
+                       _is_solr_export),
+    "vespa": OutputKind("a Vespa rank profile (first line '# exported by svmmap')",
+                        lambda path: _head(path, 64).startswith(b"# exported by svmmap")),
+    "ranklib": OutputKind("a RankLib model (first line '## <model name>')",
+                          lambda path: _head(path, 64).startswith(b"## ")),
+}
 
 
 def linear_weights(model):
@@ -358,11 +406,15 @@ def main(argv=None):
     parser.add_argument("--rank-features", metavar="FILE", default=None,
                         help="vespa: 'feature-name rank-feature' per line, e.g. "
                              "'bm25_title bm25(title)', every model feature mapped")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing output file that is not a model of the "
+                             "format written (an input file is never replaced)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     args = parser.parse_args(argv)
     try:
         check_output(args.output_file,
-                     [args.model_file, args.feature_names, args.rank_features])
+                     [args.model_file, args.feature_names, args.rank_features],
+                     OUTPUT_KINDS[args.format], args.force)
         names = None if args.feature_names is None else read_feature_names(args.feature_names)
         try:
             with warnings.catch_warnings(record=True) as caught:

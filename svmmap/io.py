@@ -40,6 +40,7 @@ import math
 import mmap
 import os
 import re
+import stat
 import sys
 import zlib
 from contextlib import ExitStack
@@ -95,7 +96,7 @@ MISSING_QID = "missing qid:<id> after the label"
 
 
 def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None, n_threads=1, max_label=None):
+                  max_abs_value=None, n_threads=1, max_label=None, files_read=None):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -131,6 +132,10 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     max_label : float, optional
         Refuse, with file and line, a label above it (``svmmap_learn -l ndcg...`` passes
         ``svmmap.options.MAX_NDCG_LABEL``: the gain 2^label - 1 of a larger grade overflows).
+    files_read : list, optional
+        The data files index files list, and the group files beside them, are appended to it
+        before they are read: for an index file on standard input or in a pipe, which
+        :func:`input_files` does not read (the commands check their output against them).
 
     Returns
     -------
@@ -165,6 +170,8 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         sources = [source for given in path_or_paths for source in _sources(given, stack)]
         if not sources:
             raise InputFormatError("no input files")
+        if files_read is not None:
+            files_read += input_files([s for s in sources if not isinstance(s, _Source)])
         if group is not None and len(sources) != 1:
             raise InputFormatError("a group file goes with a single data file", group)
         for source in sources:  # listed files are opened one at a time
@@ -490,33 +497,57 @@ def _index_entries(base, text):
 
 
 def input_files(path_or_paths):
-    """The files :func:`load_svmlight` reads for ``path_or_paths``: each path given, and the
-    data files an index file lists (outputs are checked against all of them, see
-    svmmap.atomic.check_output).  Only the head of a file is read to tell an index file;
-    files that cannot be read are listed as given (loading them reports the problem)."""
+    """Every file :func:`load_svmlight` may read for ``path_or_paths`` (outputs are checked
+    against all of them, see svmmap.atomic.check_output): each path given, the group file
+    beside it (``<path>.query``), and when it is an index file (compressed or not) the data
+    files it lists and the group files beside those.  Only the head of a file is read (and
+    decompressed) to tell an index file, and only of a regular file: a pipe, a FIFO or
+    standard input is read once, by load_svmlight.  Files that cannot be read are listed as
+    given (loading them reports the problem)."""
     if isinstance(path_or_paths, (str, os.PathLike)):
         path_or_paths = [path_or_paths]
     files = []
     for given in path_or_paths:
-        files.append(Path(given))
         if str(given) == STDIN:
             continue
-        try:
-            with open(given, "rb") as handle:
-                head = handle.read(_INDEX_HEAD_BYTES)
-        except OSError:
-            continue
-        if any(head.startswith(magic) for magic, *_ in COMPRESSION):
-            continue
-        text = head.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        first = next(_data_lines(text), None)
+        files += [Path(given), Path(f"{given}{GROUP_SUFFIX}")]
+        text = _head_text(given)
+        first = None if text is None else next(_data_lines(text), None)
         if first is not None and _is_index_line(first[1]):
             try:
                 text = _read_text(given)
             except InputFormatError:
                 continue
-            files += [listed for _, _, listed in _index_entries(Path(given).parent, text)]
+            for _, _, listed in _index_entries(Path(given).parent, text):
+                files += [listed, Path(f"{listed}{GROUP_SUFFIX}")]
     return files
+
+
+def _head_text(path):
+    """The first _INDEX_HEAD_BYTES of a regular file, decompressed as load_svmlight would
+    (only that much is decompressed), as text; None for a file that is not regular or cannot
+    be read."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as handle:
+            magic = handle.read(8)
+            handle.seek(0)
+            opener = next((_OPENERS[name] for prefix, name, *_ in COMPRESSION
+                           if magic.startswith(prefix)), None)
+            if opener is None:
+                head = handle.read(_INDEX_HEAD_BYTES)
+            else:
+                with opener(handle) as stream:
+                    head = stream.read(_INDEX_HEAD_BYTES)
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+        return None
+    return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+#: streaming readers of the compressed formats (a head is decompressed, not the whole file)
+_OPENERS = {"gzip": lambda f: gzip.GzipFile(fileobj=f), "bzip2": bz2.BZ2File,
+            "xz": lzma.LZMAFile}
 
 
 def _is_index_line(tokens):
@@ -599,9 +630,9 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
     parsed = parse_svmlight(data, MAX_INDEX if n_features is None else n_features,
                             max_abs_value, with_qid, n_threads=n_threads)
     if parsed["error_line"]:
-        line = str(data[parsed["error_start"]:parsed["error_end"]], "utf-8")
-        raise InputFormatError(_line_reason(line, limits, with_qid), path,
-                               parsed["error_line"])
+        raise InputFormatError(_excerpt_reason(data, parsed["error_start"],
+                                               parsed["error_end"], limits, with_qid),
+                               path, parsed["error_line"])
     if not len(parsed["labels"]):
         raise InputFormatError("no data lines", path)
 
@@ -617,6 +648,30 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
         texts(parsed["qid_start"], parsed["qid_length"]),
         comments=texts(parsed["comment_start"], parsed["comment_length"])
         if return_comments else None)
+
+
+def _excerpt_reason(data, start, end, limits, with_qid):
+    """Why the line data[start:end] is malformed, from its first _EXCERPT_BYTES at most (a
+    "line" can be most of a file: a data line followed by a sparse hole of NUL bytes made
+    text of a whole gibibyte), quoting no token at length (_QUOTE_CHARS)."""
+    cut = end - start > _EXCERPT_BYTES
+    line = str(data[start:start + _EXCERPT_BYTES], "utf-8", "replace")
+    reason = _line_reason(line, limits, with_qid)
+    if cut and len(line.split()) > 1:  # the last token is cut: blame it only if nothing else
+        whole_tokens = _line_reason(line[:len(line.rstrip()) - len(line.split()[-1])],
+                                    limits, with_qid)
+        reason = reason if whole_tokens == "malformed line" else whole_tokens
+    if cut and reason == "malformed line":
+        reason = f"malformed line of {end - start} bytes (its first {_EXCERPT_BYTES} bytes " \
+                 "are well-formed)"
+    return _LONG_QUOTE_RE.sub(lambda m: m[0][:_QUOTE_CHARS] + "...'", reason)
+
+
+#: a malformed line is diagnosed from its first this many bytes
+_EXCERPT_BYTES = 1 << 16
+#: a token a message quotes is cut after this many characters
+_QUOTE_CHARS = 40
+_LONG_QUOTE_RE = re.compile(rf"'[^']{{{_QUOTE_CHARS},}}'")
 
 
 def _line_reason(line, limits, with_qid):

@@ -35,7 +35,7 @@ from collections import namedtuple
 from contextlib import contextmanager
 from pathlib import Path
 
-from .atomic import write_text_atomically
+from .atomic import OutputKind, write_text_atomically
 from .errors import ModelFileError
 
 FORMAT = "svmmap-model"
@@ -102,6 +102,27 @@ def _imported(path):
     """The object a ``"module:name"`` path names, its module imported."""
     module, name = path.split(":")
     return getattr(importlib.import_module(module), name)
+
+
+def model_output(kinds, name):
+    """The OutputKind (svmmap.atomic) of a command that writes a model of one of ``kinds``
+    (``name``: how messages call it): an existing file is one when it is a JSON object with
+    svmmap's format tag whose kind (absent: "svmmap", as in version 1) is one of ``kinds``
+    -- of any version, damaged or not; nothing but the head of a file that does not start
+    like JSON is read."""
+    def recognises(path):
+        try:
+            with open(path, "rb") as handle:
+                if not handle.read(256).lstrip().startswith(b"{"):
+                    return False
+                handle.seek(0)
+                document = json.load(handle)
+        except (OSError, ValueError, RecursionError):
+            return False
+        return isinstance(document, dict) and document.get("format") == FORMAT and \
+            document.get("kind", "svmmap") in kinds
+
+    return OutputKind(name, recognises)
 
 
 def model_class(kind):

@@ -51,7 +51,8 @@ class SVMMapCV(SVMMap):
     path_ : one dict per C, in increasing C: ``C``, ``iterations``, ``seconds``,
         ``primal_objective``, ``dual_objective``, ``relative_gap``, ``status`` and ``vali``
         (the validation measure).
-    selection_ : what the model file records of the selection (measure, source, path).
+    selection_ : the selection record (measure, source, chosen C, seconds, path); the model
+        file keeps it without the timings (svmmap.training.without_timings).
     """
 
     def __init__(self, Cs=(0.1, 1, 10, 100, 1000), loss="map", epsilon=DEFAULT_EPSILON,

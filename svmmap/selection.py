@@ -21,6 +21,7 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
   tables report such failures.
 """
 
+import dataclasses
 import inspect
 import math
 import time
@@ -124,8 +125,15 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     fit warm-started from the previous one, and choose C by ``select_metric`` on ``vali``
     ((X, y, qid) of validation documents, before any feature map).  Returns (fitted
     attributes of the chosen fit, as svmmap.training.fitted_attributes, whose
-    ``selection_`` records the path: measure, source, chosen C, seconds and one row per C
-    with its iterations, seconds, objectives, relative gap, status and validation measure)."""
+    ``selection_`` records the path: measure, source, chosen C, seconds, whether the path was
+    ``interrupted`` and one row per C with its iterations, seconds, objectives, relative
+    gap, status and validation measure).
+
+    Ctrl-C (or SIGTERM, svmmap.interrupts) stops the whole path, not only the fit in
+    progress: C is then chosen among the fits made so far (the interrupted one included,
+    as the best model found at its C), ``interrupted`` is true and so is the chosen fit's
+    status, whatever it was (the model is marked not converged, as an interrupted fit is);
+    before the first fit has a result, KeyboardInterrupt propagates."""
     measure = validation_measure(select_metric)
     X_vali, y_vali, qid_vali = vali
     check_validation(y_vali, qid_vali, select_metric, source=source)
@@ -138,25 +146,34 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     path, results = [], []
 
     def run():
-        for result in training.learner(params, Cs[0], callbacks).fit_path(plugin, Cs):
-            coef, intercept = plugin.scoring_function(result.w)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                scores = np.asarray(X_vali @ coef).ravel() + intercept
-            path.append({"C": result.C, "iterations": result.iterations,
-                         "seconds": result.seconds,
-                         "primal_objective": result.primal_objective,
-                         "dual_objective": result.dual_objective,
-                         "relative_gap": result.relative_gap, "status": result.status,
-                         "vali": float(measure(scores, y_vali, qid_vali))})
-            results.append(result)
+        try:
+            for result in training.learner(params, Cs[0], callbacks).fit_path(plugin, Cs):
+                coef, intercept = plugin.scoring_function(result.w)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    scores = np.asarray(X_vali @ coef).ravel() + intercept
+                row = {"C": result.C, "iterations": result.iterations,
+                       "seconds": result.seconds,
+                       "primal_objective": result.primal_objective,
+                       "dual_objective": result.dual_objective,
+                       "relative_gap": result.relative_gap, "status": result.status,
+                       "vali": float(measure(scores, y_vali, qid_vali))}
+                results.append(result)  # first: every row of path has its result
+                path.append(row)
+        except KeyboardInterrupt:  # while scoring a fit: the path ends with the fits made
+            if not results:
+                raise
 
     training.train(run, plugin, lambda: Cs[min(len(path), len(Cs) - 1)])
+    interrupted = len(path) < len(Cs) or path[-1]["status"] == "interrupted"
     best = choose([row["vali"] for row in path], select_tol)
+    chosen = results[best]
+    if interrupted:
+        chosen = dataclasses.replace(chosen, status="interrupted")
     selection = {"select_metric": select_metric, "select_tol": float(select_tol),
-                 "validation": source, "C": Cs[best],
+                 "validation": source, "C": Cs[best], "interrupted": interrupted,
                  "seconds": time.perf_counter() - start, "path": path}
-    return training.fitted_attributes(prepared, results[best], selection)
+    return training.fitted_attributes(prepared, chosen, selection)
 
 
 def refit(params, X, y, qid, fitted, callbacks=()):
@@ -175,8 +192,10 @@ def refit(params, X, y, qid, fitted, callbacks=()):
 def path_table(selection, source):
     """The C path of a selection record (``selection_``) as a table, the chosen C marked."""
     metric = selection["select_metric"]
+    stopped = " (interrupted: the C values after the last row were not trained)" \
+        if selection.get("interrupted") else ""
     lines = [f"Model selection by {metric} on {source}: warm-started path over "
-             f"{len(selection['path'])} C values in {selection['seconds']:.2f} s",
+             f"{len(selection['path'])} C values in {selection['seconds']:.2f} s{stopped}",
              f"{'C':>10} {'iterations':>10} {'seconds':>8} {'primal':>14} {'dual':>14} "
              f"{'rel. gap':>9} {'status':>10} {metric:>9}"]
     for row in selection["path"]:

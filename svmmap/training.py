@@ -198,9 +198,23 @@ def model_record(fitted):
     }
     if fitted.get("per_query_normalized_") is not None:
         training["per_query_normalized"] = bool(fitted["per_query_normalized_"])
-    if fitted.get("selection_") is not None:
-        training["selection"] = fitted["selection_"]  # the C path of -c C1,C2,...
+    if fitted.get("selection_") is not None:  # the C path of -c C1,C2,..., timings left out
+        training["selection"] = without_timings(fitted["selection_"])
     return model, training
+
+
+#: keys of a selection record (and of its path's rows) that hold timings: printed and kept on
+#: the fitted estimator, never written to a model file (the same data and options give a
+#: byte-identical file)
+TIMING_KEYS = ("seconds",)
+
+
+def without_timings(selection):
+    """The selection record ``selection`` (svmmap.selection.select_c) without its timings."""
+    record = {key: value for key, value in selection.items() if key not in TIMING_KEYS}
+    record["path"] = [{key: value for key, value in row.items() if key not in TIMING_KEYS}
+                      for row in selection["path"]]
+    return record
 
 
 def params_from_file(params):

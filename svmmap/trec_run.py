@@ -22,11 +22,11 @@ import re
 
 import numpy as np
 
-from .atomic import write_text_atomically
+from .atomic import OutputKind, first_tokens, write_text_atomically
 from .errors import InputFormatError
 
 __all__ = ["docnos_from_comments", "document_numbers", "run_lines", "qrels_lines",
-           "write_run", "write_qrels"]
+           "write_run", "write_qrels", "RUN_FILE", "QRELS_FILE"]
 
 _DOCID = re.compile(r"docid\s*=\s*(\S+)")
 
@@ -107,3 +107,20 @@ def write_run(path, qid, docnos, scores, tag="svmmap"):
 def write_qrels(path, qid, docnos, labels):
     """Write the qrels atomically."""
     write_text_atomically(path, qrels_lines(qid, docnos, labels))
+
+
+def _is_run(path):
+    """A TREC run: its first lines ``qid Q0 docno rank score tag``."""
+    first = first_tokens(path, 5)
+    return bool(first) and all(len(t) == 6 and t[1] == "Q0" for t in first)
+
+
+def _is_qrels(path):
+    """TREC qrels: its first lines ``qid iteration docno relevance`` with integer relevance."""
+    first = first_tokens(path, 5)
+    return bool(first) and all(len(t) == 4 and t[3].lstrip("-").isdigit() for t in first)
+
+
+#: what --run and --qrels write: an existing file of another kind is refused unless --force
+RUN_FILE = OutputKind("a TREC run file ('qid Q0 docno rank score tag' lines)", _is_run)
+QRELS_FILE = OutputKind("a TREC qrels file ('qid 0 docno relevance' lines)", _is_qrels)

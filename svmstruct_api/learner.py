@@ -322,15 +322,26 @@ class BaseSSVM:
         the previous one (see ``_start``); yield the TrainingResult of each C.
 
         Every fit stops by the rule of ``fit`` (no constraint violated by more than epsilon),
-        so each reaches P(w) <= P*(C) + 1.01 C epsilon, as a cold fit does.  ``self.C`` is
-        restored afterwards.
+        so each reaches P(w) <= P*(C) + 1.01 C epsilon, as a cold fit does.  Ctrl-C
+        (KeyboardInterrupt) stops the whole path: the fit in progress ends as ``fit`` ends it
+        (status "interrupted", yielded last), and one that arrives between two fits (while
+        the next is warm-started) ends the path there, before the first fit it re-raises.
+        The path was complete when it yielded a result for every C and none "interrupted".
+        ``self.C`` is restored afterwards.
         """
         original, previous = self.C, None
         try:
             for C in sorted(float(c) for c in Cs):
                 self.C = C
-                result, previous = self._fit(model, previous)
+                try:
+                    result, previous = self._fit(model, previous)
+                except KeyboardInterrupt:
+                    if previous is None:
+                        raise
+                    return
                 yield result
+                if result.status == "interrupted":
+                    return
         finally:
             self.C = original
 

@@ -17,12 +17,15 @@ command bodies, after the argument parsing: ``--help`` and argument errors impor
 import argparse
 
 from ..atomic import check_output
-from ..cli_common import add_group_option, check_params, run, warnings_as_notes
+from ..cli_common import add_force_option, add_group_option, check_params, run, warnings_as_notes
 from ..cli_common import classify_main as classify_main_any
 from ..errors import InputFormatError
+from ..model_file import model_output
 from ..options import MAX_ABS_VALUE
 
 METHODS = ("adarank", "rankboost", "prank")
+#: what svmmap_baseline_learn writes: an existing model_file of another kind is refused
+BASELINE_MODEL = model_output(METHODS, "a baseline model file (adarank, rankboost or prank)")
 
 
 def _learn_parser():
@@ -56,6 +59,7 @@ def _learn_parser():
     parser.add_argument("-v", "--verbose", type=int, default=1,
                         help="0 quiet, 1 summary (default), 2 a line per round")
     add_group_option(parser)
+    add_force_option(parser, "a baseline model file")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
 
@@ -102,9 +106,11 @@ def learn_main(argv=None):
         inputs = [*input_files(args.train_file), args.group]
         if args.eval_set is not None:
             inputs += input_files(args.eval_set)
-        check_output(args.model_file, inputs)
+        check_output(args.model_file, inputs, BASELINE_MODEL, args.force)
+        listed = []  # what an index file in a pipe lists: known once it is read
         X, y, qid = load_svmlight(args.train_file, group=args.group,
-                                  max_abs_value=MAX_ABS_VALUE)
+                                  max_abs_value=MAX_ABS_VALUE, files_read=listed)
+        check_output(args.model_file, listed)
         options = {}
         if args.eval_set is not None:
             if isinstance(model, PRank):

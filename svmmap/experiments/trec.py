@@ -32,12 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import check_output
+from .. import interrupts
+from ..atomic import OutputKind, check_output, first_tokens
 from ..cli_common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from ..io import dump_svmlight, input_files, load_svmlight
 from ..options import MAX_ABS_VALUE
-from ..trec_run import write_run
+from ..trec_run import RUN_FILE, write_run
 
 
 def _lines(path):
@@ -156,8 +157,24 @@ def build(run_paths, qrels_path, depth=1000, drop=()):
             [tag for tag, _ in runs])
 
 
+def _is_svmlight(path):
+    """SVMlight data with qid: (what build writes): its first line '<label> qid:<q> ...'."""
+    first = first_tokens(path)
+    if not first or len(first[0]) < 2 or not first[0][1].startswith("qid:"):
+        return False
+    try:
+        float(first[0][0])
+    except ValueError:
+        return False
+    return True
+
+
+#: what build and run write: an existing --out of another kind is refused unless --force
+DATA_OUT = OutputKind("an SVMlight data file (first line '<label> qid:<q> ...')", _is_svmlight)
+
+
 def _build_command(args):
-    check_output(args.out, [*args.runs, args.qrels])
+    check_output(args.out, [*args.runs, args.qrels], DATA_OUT, args.force)
     X, y, qid, docnos, tags = build(args.runs, args.qrels, args.depth, set(args.drop_run))
     dump_svmlight(args.out, X, y, qid, comments=docnos)
     print(f"{args.out}: {len(np.unique(qid))} queries, {len(y)} documents, "
@@ -168,7 +185,7 @@ def _build_command(args):
 def _run_command(args):
     from ..model_file import load_model
 
-    check_output(args.out, [*input_files(args.data), args.model])
+    check_output(args.out, [*input_files(args.data), args.model], RUN_FILE, args.force)
     X, _, qid, docnos = load_svmlight(args.data, return_comments=True,
                                       max_abs_value=MAX_ABS_VALUE)
     model = load_model(args.model)
@@ -200,13 +217,18 @@ def main(argv=None):
     r.add_argument("--model", required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--tag", default="svmmap")
+    for sub in (b, r):
+        sub.add_argument("--force", action="store_true",
+                         help="replace an existing --out that is not of the kind written "
+                              "(an input file is never replaced)")
     args = parser.parse_args(argv)
     try:
-        (_build_command if args.command == "build" else _run_command)(args)
+        with interrupts.handled():  # SIGTERM stops it as Ctrl-C does
+            (_build_command if args.command == "build" else _run_command)(args)
     except (SVMMapError, OSError, MemoryError) as err:
         parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
     except KeyboardInterrupt:
-        parser.exit(130, f"{parser.prog}: interrupted\n")
+        parser.exit(interrupts.exit_status(), interrupts.message(parser.prog) + "\n")
 
 
 
