@@ -180,7 +180,11 @@ def refit(params, X, y, qid, fitted, callbacks=()):
     """After C was chosen on held-out training queries (:func:`holdout`): the fitted
     attributes of the model trained on all the training queries (X, y, qid) at the chosen C
     -- scikit-learn's GridSearchCV ``refit`` -- its selection record marked ``"refit":
-    true``; the held-out fit's path is kept in that record."""
+    true``; the held-out fit's path is kept in that record.  A path stopped by Ctrl-C or
+    SIGTERM (``interrupted``) is not trained again: its held-out fit is kept, ``"refit":
+    false``."""
+    if fitted["selection_"].get("interrupted"):
+        return {**fitted, "selection_": {**fitted["selection_"], "refit": False}}
     selection = {**fitted["selection_"], "refit": True}
     C = selection["C"]
     prepared = training.prepare({**params, "C": C}, X, y, qid)

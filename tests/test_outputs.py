@@ -45,12 +45,13 @@ def _write(path, text, compression="none"):
 @st.composite
 def layouts(draw):
     """A command's inputs: the training (or test) data given directly or through an index
-    file (compressed or not) listing 1-3 parts, each with qid: or with a group file beside
-    it, each compressed or not, in the index file's folder or a subfolder, listed by a
-    relative or an absolute path; an optional vali file (direct or through an index) and an
-    optional query-weights file."""
+    file (compressed or not) listing 1-3 parts, all with qid: or all with a group file beside
+    each (the reader refuses the two kinds together), each compressed or not, in the index
+    file's folder or a subfolder, listed by a relative or an absolute path; an optional vali
+    file (direct or through an index) and an optional query-weights file."""
     n_parts = draw(st.integers(1, 3))
-    parts = [(draw(st.booleans()), draw(st.sampled_from(sorted(COMPRESS))),
+    with_qid = draw(st.booleans())
+    parts = [(with_qid, draw(st.sampled_from(sorted(COMPRESS))),
               draw(st.sampled_from(["", "sub/"])), draw(st.booleans()))
              for _ in range(n_parts)]
     indexed = n_parts > 1 or draw(st.booleans())

@@ -197,6 +197,12 @@ def _(capsys, monkeypatch):
     return _learn(["train.txt", "model.out"], capsys)
 
 
+@trigger("test.txt: exists and is not an svmmap model file: refusing to replace it (check the "
+         "order of the arguments, or give --force)")
+def _(capsys, monkeypatch):
+    return _learn(["train.txt", _good("test.txt")], capsys)
+
+
 @trigger("out/model.json: directory 'out' does not exist")
 def _(capsys, monkeypatch):
     return _learn([_good(), "out/model.json"], capsys)
