@@ -85,20 +85,18 @@ compare with brute force over every permutation, ties and graded labels included
 
 import numpy as np
 
-cimport cython
-from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, NAN
 from libc.string cimport memset
 
 from ._query_core cimport (
+    QueryArrays,
     ScoredDoc,
     Workspace,
     coefficients_from_interleaving,
     constraints_pass,
-    count_relevant,
-    delete_workspaces,
-    new_workspaces,
+    for_each_query,
     oracle_pass,
+    query_arrays,
     sort_by_score_descending,
     split_sorted,
     workspace_reserve,
@@ -500,8 +498,50 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
     return _checked_losses(loss, kind), coef, margin
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                        Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, params a LossSpec, value the loss): Delta(y*, y)
+    of query q's ranking y by score (module docstring)."""
+    cdef const QueryArrays *a = <const QueryArrays *> task
+    cdef const LossSpec *spec = <const LossSpec *> a.params
+    cdef const unsigned char *r = a.relevant + lo
+    cdef const double *gain = a.gains + lo
+    cdef Py_ssize_t rank, cut, hits
+    cdef double dcg, idcg
+    if n_rel == 0 or n_rel == size:
+        return
+    for rank in range(size):
+        ws.docs[rank].score = a.scores[lo + rank]
+        ws.docs[rank].index = rank
+    sort_by_score_descending(ws.docs, size)
+    if spec.kind == MRR:
+        rank = 0
+        while not r[ws.docs[rank].index]:
+            rank += 1
+        a.value[q] = 1.0 - 1.0 / (rank + 1.0)
+    elif spec.kind == NDCG:
+        cut = spec.k if spec.k < size else size
+        dcg = 0.0
+        for rank in range(cut):
+            dcg += gain[ws.docs[rank].index] * spec.discount[rank + 1]
+        for rank in range(size):
+            ws.docs[rank].score = gain[rank]
+            ws.docs[rank].index = rank
+        sort_by_score_descending(ws.docs, size)
+        idcg = 0.0
+        for rank in range(cut):
+            idcg += ws.docs[rank].score * spec.discount[rank + 1]
+        a.value[q] = 1.0 - dcg / idcg
+    else:
+        cut = n_rel if spec.kind == RPREC else (spec.k if spec.k < size else size)
+        hits = 0
+        for rank in range(cut):
+            if r[ws.docs[rank].index]:
+                hits += 1
+        cut = cut if cut < n_rel else n_rel
+        a.value[q] = (cut - hits) / (<double> cut)
+
+
 def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
     """Delta(y*, y) of the ranking y by ``scores`` of every query (descending, ties broken by
     position, as ``_map_kernels.ranking_coefficients``); loss names and inputs as in
@@ -511,56 +551,8 @@ def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
     s_arr, r_arr, p_arr = checked_query_arrays(scores, np.asarray(gains) > 0, ptr)
     g_arr = checked_gains(gains, r_arr)
     discount = _spec(kind, k, largest_query(p_arr), &spec)
-    cdef const double[::1] s = s_arr
-    cdef const double[::1] gain = g_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] ptr_view = p_arr
-    cdef Py_ssize_t n_queries = ptr_view.shape[0] - 1, q, lo, size, n_rel, rank, cut, hits
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] loss = loss_arr
-    cdef double dcg, idcg
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest_query(p_arr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = ptr_view[q]
-            size = ptr_view[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            if n_rel == 0 or n_rel == size:
-                continue
-            for rank in range(size):
-                ws.docs[rank].score = s[lo + rank]
-                ws.docs[rank].index = rank
-            sort_by_score_descending(ws.docs, size)
-            if spec.kind == MRR:
-                rank = 0
-                while not r[lo + ws.docs[rank].index]:
-                    rank = rank + 1
-                loss[q] = 1.0 - 1.0 / (rank + 1.0)
-            elif spec.kind == NDCG:
-                cut = spec.k if spec.k < size else size
-                dcg = 0.0
-                for rank in range(cut):
-                    dcg = dcg + gain[lo + ws.docs[rank].index] * spec.discount[rank + 1]
-                for rank in range(size):
-                    ws.docs[rank].score = gain[lo + rank]
-                    ws.docs[rank].index = rank
-                sort_by_score_descending(ws.docs, size)
-                idcg = 0.0
-                for rank in range(cut):
-                    idcg = idcg + ws.docs[rank].score * spec.discount[rank + 1]
-                loss[q] = 1.0 - dcg / idcg
-            else:
-                cut = n_rel if spec.kind == RPREC else (spec.k if spec.k < size else size)
-                hits = 0
-                for rank in range(cut):
-                    if r[lo + ws.docs[rank].index]:
-                        hits = hits + 1
-                cut = cut if cut < n_rel else n_rel
-                loss[q] = (cut - hits) / (<double> cut)
-    finally:
-        delete_workspaces(workspaces, threads)
+    loss_arr = np.zeros(len(p_arr) - 1)
+    cdef QueryArrays arrays = query_arrays(s_arr, r_arr, g_arr, None, loss_arr, &spec)
+    for_each_query(r_arr, p_arr, _ranking_body, &arrays, n_threads)
     del discount
     return loss_arr

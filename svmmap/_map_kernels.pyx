@@ -18,18 +18,17 @@ Ties in a *given* score vector are broken by position in the arrays (file order)
 import numpy as np
 
 cimport cython
-from cython.parallel cimport prange, threadid
 
 from ._query_core cimport (
+    QueryArrays,
     ScoredDoc,
     Workspace,
     coefficients_from_interleaving,
     constraints_pass,
-    count_relevant,
+    for_each_query,
     oracle_pass,
+    query_arrays,
     split_sorted,
-    delete_workspaces,
-    new_workspaces,
 )
 from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for importers
     CSRArrays,
@@ -208,8 +207,22 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     return oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, &options, n_threads)
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                        Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, value the AP): the psi coefficients and AP of
+    query q's ranking by score."""
+    cdef const QueryArrays *a = <const QueryArrays *> task
+    if size == 0:
+        return
+    if n_rel == size:
+        a.value[q] = 1.0
+    elif n_rel > 0:
+        split_sorted(a.scores + lo, a.relevant + lo, size, n_rel, ws.docs)
+        _ranked_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel, ws.counts)
+        a.value[q] = coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel,
+                                                    size - n_rel, ws.counts, a.coef + lo)
+
+
 def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     """psi coefficients and AP of the ranking by ``scores`` (descending, ties by position).
 
@@ -219,36 +232,10 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     or 1 (only relevant documents).
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    cdef const double[::1] s = s_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
-    cdef Py_ssize_t largest = largest_query(p_arr)
-    coef_arr = np.zeros(s.shape[0] + 1)
-    ap_arr = np.zeros(n_queries)
-    cdef double[::1] coef = coef_arr
-    cdef double[::1] ap = ap_arr
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest)
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            if size == 0:
-                continue
-            n_rel = count_relevant(&r[lo], size)
-            if n_rel == size:
-                ap[q] = 1.0
-            elif n_rel > 0:
-                split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
-                _ranked_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
-                                     ws.counts)
-                ap[q] = coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel,
-                                                       size - n_rel, ws.counts, &coef[lo])
-    finally:
-        delete_workspaces(workspaces, threads)
+    coef_arr = np.zeros(len(s_arr) + 1)
+    ap_arr = np.zeros(len(p_arr) - 1)
+    cdef QueryArrays arrays = query_arrays(s_arr, r_arr, None, coef_arr, ap_arr, NULL)
+    for_each_query(r_arr, p_arr, _ranking_body, &arrays, n_threads)
     return coef_arr[:-1], ap_arr
 
 

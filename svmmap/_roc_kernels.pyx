@@ -41,21 +41,18 @@ the coefficients of dpsi_q = X_q^T (c* - c_hat), in one pass over the data
 
 import numpy as np
 
-cimport cython
-from cython.parallel cimport prange, threadid
-
 from ._query_core cimport (
+    QueryArrays,
     ScoredDoc,
     Workspace,
     constraints_pass,
-    count_relevant,
-    delete_workspaces,
-    new_workspaces,
+    for_each_query,
     oracle_pass,
+    query_arrays,
     split_sorted,
 )
 
-from ._kernel_inputs import checked_constraint_inputs, checked_query_arrays, largest_query
+from ._kernel_inputs import checked_constraint_inputs, checked_query_arrays
 
 
 cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
@@ -118,8 +115,26 @@ def most_violated_roc(scores, relevant, ptr, int n_threads=1):
     return oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, NULL, n_threads)
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                        Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, value the loss): Delta_ROC of query q's ranking
+    by score, the fraction of (relevant, non-relevant) pairs in the wrong order."""
+    cdef const QueryArrays *a = <const QueryArrays *> task
+    cdef Py_ssize_t n_non = size - n_rel, i, j = 0
+    cdef const ScoredDoc *rel = ws.docs
+    cdef const ScoredDoc *non = ws.docs + n_rel
+    cdef double swapped = 0.0
+    if n_rel == 0 or n_non == 0:
+        return
+    split_sorted(a.scores + lo, a.relevant + lo, size, n_rel, ws.docs)
+    for i in range(n_rel):
+        while j < n_non and (non[j].score > rel[i].score or (
+                non[j].score == rel[i].score and non[j].index < rel[i].index)):
+            j += 1
+        swapped += j
+    a.value[q] = swapped / (<double> n_rel * <double> n_non)
+
+
 def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     """Delta_ROC = 1 - ROC-area of the ranking by ``scores`` of every query.
 
@@ -131,39 +146,9 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     non-relevant document get loss 0.
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    cdef const double[::1] s = s_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] loss = loss_arr
-    cdef Py_ssize_t q, lo, size, n_rel, n_non, i, j
-    cdef double swapped
-    cdef ScoredDoc *non
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest_query(p_arr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            n_non = size - n_rel
-            if n_rel == 0 or n_non == 0:
-                continue
-            split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
-            non = ws.docs + n_rel
-            swapped = 0.0
-            j = 0
-            for i in range(n_rel):
-                while j < n_non and (non[j].score > ws.docs[i].score or (
-                        non[j].score == ws.docs[i].score and non[j].index < ws.docs[i].index)):
-                    j = j + 1
-                swapped = swapped + j
-            loss[q] = swapped / (<double> n_rel * <double> n_non)
-    finally:
-        delete_workspaces(workspaces, threads)
+    loss_arr = np.zeros(len(p_arr) - 1)
+    cdef QueryArrays arrays = query_arrays(s_arr, r_arr, None, None, loss_arr, NULL)
+    for_each_query(r_arr, p_arr, _ranking_body, &arrays, n_threads)
     return loss_arr
 
 
