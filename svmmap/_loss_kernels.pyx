@@ -94,9 +94,8 @@ from ._query_core cimport (
     Workspace,
     coefficients_from_interleaving,
     constraints_pass,
-    for_each_query,
     oracle_pass,
-    query_arrays,
+    per_query_pass,
     sort_by_score_descending,
     split_sorted,
     workspace_reserve,
@@ -551,8 +550,7 @@ def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
     s_arr, r_arr, p_arr = checked_query_arrays(scores, np.asarray(gains) > 0, ptr)
     g_arr = checked_gains(gains, r_arr)
     discount = _spec(kind, k, largest_query(p_arr), &spec)
-    loss_arr = np.zeros(len(p_arr) - 1)
-    cdef QueryArrays arrays = query_arrays(s_arr, r_arr, g_arr, None, loss_arr, &spec)
-    for_each_query(r_arr, p_arr, _ranking_body, &arrays, n_threads)
+    _, loss = per_query_pass(_ranking_body, s_arr, r_arr, p_arr, g_arr, &spec, False,
+                             n_threads)
     del discount
-    return loss_arr
+    return loss

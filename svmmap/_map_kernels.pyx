@@ -25,9 +25,8 @@ from ._query_core cimport (
     Workspace,
     coefficients_from_interleaving,
     constraints_pass,
-    for_each_query,
     oracle_pass,
-    query_arrays,
+    per_query_pass,
     split_sorted,
 )
 from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for importers
@@ -232,11 +231,7 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     or 1 (only relevant documents).
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    coef_arr = np.zeros(len(s_arr) + 1)
-    ap_arr = np.zeros(len(p_arr) - 1)
-    cdef QueryArrays arrays = query_arrays(s_arr, r_arr, None, coef_arr, ap_arr, NULL)
-    for_each_query(r_arr, p_arr, _ranking_body, &arrays, n_threads)
-    return coef_arr[:-1], ap_arr
+    return per_query_pass(_ranking_body, s_arr, r_arr, p_arr, None, NULL, True, n_threads)
 
 
 def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):

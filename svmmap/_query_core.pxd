@@ -263,8 +263,23 @@ cdef inline QueryArrays query_arrays(scores, relevant, gains, coef, value,
     return arrays
 
 
+cdef inline tuple per_query_pass(QueryBody body, scores, relevant, ptr, gains,
+                                 const void *params, bint with_coef, int n_threads):
+    """``body`` on every query (for_each_query), its task the QueryArrays of the checked
+    arrays (``_kernel_inputs.checked_query_arrays``; ``gains`` float64 or None), ``params``
+    and fresh zeroed outputs; returns (coef (m,), or None without ``with_coef``; value (n,))."""
+    import numpy as np
+
+    # one longer: an address even without documents
+    coef = np.zeros(len(relevant) + 1) if with_coef else None
+    value = np.zeros(len(ptr) - 1)
+    cdef QueryArrays arrays = query_arrays(scores, relevant, gains, coef, value, params)
+    for_each_query(relevant, ptr, body, &arrays, n_threads)
+    return (coef[:-1] if with_coef else None), value
+
+
 # ---------------------------------------------------------------------------------------------
-# The fused separation pass shared by the losses
+# The separation oracles of the losses, and their fused pass
 # ---------------------------------------------------------------------------------------------
 
 # A loss's separation oracle on one query of ``size`` documents, ``n_rel`` of them relevant
@@ -277,6 +292,12 @@ cdef inline QueryArrays query_arrays(scores, relevant, gains, coef, value,
 ctypedef double (*QueryOracle)(const double *scores, const unsigned char *relevant,
                                const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
                                Workspace *ws, double *coef, const void *params) noexcept nogil
+
+
+cdef struct OracleCall:
+    # the ``params`` of the oracle bodies' QueryArrays: which oracle, with which parameters
+    QueryOracle oracle
+    const void *params
 
 
 cdef struct Rows:
@@ -294,11 +315,10 @@ cdef struct Rows:
     const double *w
 
 
-cdef struct OracleTask:
-    QueryArrays arrays            # value: the loss Delta_q; scores NULL in a constraint pass
-    QueryOracle oracle
-    Rows rows                     # a constraint pass only
-    double *margin                # a constraint pass only
+cdef struct ConstraintTask:
+    QueryArrays arrays            # scores NULL (X_q w is computed per query), value the loss
+    Rows rows
+    double *margin
 
 
 cdef inline void rows_scores(const Rows *rows, Py_ssize_t lo, Py_ssize_t size,
@@ -312,27 +332,29 @@ cdef inline void rows_scores(const Rows *rows, Py_ssize_t lo, Py_ssize_t size,
         csr_scores(rows.data, rows.indices32, rows.indptr32, lo, size, rows.w, out)
 
 
-cdef inline double run_oracle(const OracleTask *task, const double *scores, Py_ssize_t lo,
+cdef inline double run_oracle(const QueryArrays *a, const double *scores, Py_ssize_t lo,
                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws) noexcept nogil:
-    """The task's oracle on the query at ``lo`` with the given scores; its loss."""
-    cdef const QueryArrays *a = &task.arrays
-    return task.oracle(scores, a.relevant + lo, a.gains + lo if a.gains != NULL else NULL,
-                       size, n_rel, ws, a.coef + lo, a.params)
+    """The oracle of ``a.params`` (an OracleCall) on the query at ``lo`` with the given
+    scores, its coefficients written to a.coef; returns its loss."""
+    cdef const OracleCall *call = <const OracleCall *> a.params
+    return call.oracle(scores, a.relevant + lo, a.gains + lo if a.gains != NULL else NULL,
+                       size, n_rel, ws, a.coef + lo, call.params)
 
 
 cdef inline void oracle_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
                              Workspace *ws, const void *task) noexcept nogil:
-    """A QueryBody (``task`` an OracleTask): the oracle on the given scores."""
-    cdef const OracleTask *t = <const OracleTask *> task
+    """A QueryBody (``task`` a QueryArrays, params an OracleCall): the oracle on the given
+    scores."""
+    cdef const QueryArrays *a = <const QueryArrays *> task
     if n_rel > 0 and n_rel < size:
-        t.arrays.value[q] = run_oracle(t, t.arrays.scores + lo, lo, size, n_rel, ws)
+        a.value[q] = run_oracle(a, a.scores + lo, lo, size, n_rel, ws)
 
 
 cdef inline void constraint_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size,
                                  Py_ssize_t n_rel, Workspace *ws,
                                  const void *task) noexcept nogil:
-    """A QueryBody (``task`` an OracleTask with rows): scores, oracle, c* - c_hat, margin."""
-    cdef const OracleTask *t = <const OracleTask *> task
+    """A QueryBody (``task`` a ConstraintTask): scores, oracle, c* - c_hat, margin."""
+    cdef const ConstraintTask *t = <const ConstraintTask *> task
     cdef const unsigned char *r = t.arrays.relevant + lo
     cdef double *coef = t.arrays.coef + lo
     cdef double total = 0.0
@@ -340,7 +362,7 @@ cdef inline void constraint_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size,
     if n_rel == 0 or n_rel == size:
         return
     rows_scores(&t.rows, lo, size, ws.scores)
-    t.arrays.value[q] = run_oracle(t, ws.scores, lo, size, n_rel, ws)
+    t.arrays.value[q] = run_oracle(&t.arrays, ws.scores, lo, size, n_rel, ws)
     for k in range(size):
         coef[k] = (1.0 / n_rel if r[k] else -1.0 / (size - n_rel)) - coef[k]
         total = total + coef[k] * ws.scores[k]
@@ -355,15 +377,8 @@ cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const v
     loss (n,), Delta(y*_q, y_hat_q).  Queries without a relevant or without a non-relevant
     document get coefficients 0 and loss 0.  ``gains`` (m,) float64, or None: the graded
     gains handed to the oracle.  Threads and workspaces as in for_each_query."""
-    import numpy as np
-
-    coef_arr = np.zeros(len(relevant) + 1)
-    loss_arr = np.zeros(len(ptr) - 1)
-    cdef OracleTask task
-    task.arrays = query_arrays(scores, relevant, gains, coef_arr, loss_arr, params)
-    task.oracle = oracle
-    for_each_query(relevant, ptr, oracle_body, &task, n_threads)
-    return coef_arr[:-1], loss_arr
+    cdef OracleCall call = OracleCall(oracle, params)
+    return per_query_pass(oracle_body, scores, relevant, ptr, gains, &call, True, n_threads)
 
 
 cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *params,
@@ -391,23 +406,15 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     cdef const int[::1] indptr32 = inputs.indptr if not wide else np.zeros(1, np.intc)
     cdef const Py_ssize_t[::1] indices64 = inputs.indices if wide else np.zeros(1, np.intp)
     cdef const Py_ssize_t[::1] indptr64 = inputs.indptr if wide else np.zeros(1, np.intp)
-    n_queries = len(inputs.ptr) - 1
-    loss_arr = np.zeros(n_queries)
-    margin_arr = np.zeros(n_queries)
-    coef_arr = np.zeros(len(inputs.relevant) + 1)
-    cdef OracleTask task
-    task.arrays = query_arrays(None, inputs.relevant, inputs.gains, coef_arr, loss_arr, params)
-    task.oracle = oracle
+    cdef OracleCall call = OracleCall(oracle, params)
+    loss_arr = np.zeros(len(inputs.ptr) - 1)
+    margin_arr = np.zeros(len(inputs.ptr) - 1)
+    coef_arr = np.zeros(len(inputs.relevant) + 1)  # one longer: an address without documents
+    cdef ConstraintTask task
+    task.arrays = query_arrays(None, inputs.relevant, inputs.gains, coef_arr, loss_arr, &call)
     task.margin = output_doubles(margin_arr)
-    task.rows.is_csr = inputs.is_csr
-    task.rows.wide = wide
-    task.rows.n_features = inputs.n_features
-    task.rows.dense = input_doubles(inputs.dense)
-    task.rows.data = input_doubles(inputs.data)
-    task.rows.indices32 = &indices32[0]
-    task.rows.indptr32 = &indptr32[0]
-    task.rows.indices64 = &indices64[0]
-    task.rows.indptr64 = &indptr64[0]
-    task.rows.w = input_doubles(inputs.w)
+    task.rows = Rows(inputs.is_csr, wide, inputs.n_features, input_doubles(inputs.dense),
+                     input_doubles(inputs.data), &indices32[0], &indptr32[0], &indices64[0],
+                     &indptr64[0], input_doubles(inputs.w))
     for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
     return loss_arr, coef_arr[:-1], margin_arr

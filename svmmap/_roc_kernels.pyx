@@ -39,16 +39,13 @@ the coefficients of dpsi_q = X_q^T (c* - c_hat), in one pass over the data
 (``_query_core.constraints_pass``).
 """
 
-import numpy as np
-
 from ._query_core cimport (
     QueryArrays,
     ScoredDoc,
     Workspace,
     constraints_pass,
-    for_each_query,
     oracle_pass,
-    query_arrays,
+    per_query_pass,
     split_sorted,
 )
 
@@ -146,10 +143,8 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     non-relevant document get loss 0.
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    loss_arr = np.zeros(len(p_arr) - 1)
-    cdef QueryArrays arrays = query_arrays(s_arr, r_arr, None, None, loss_arr, NULL)
-    for_each_query(r_arr, p_arr, _ranking_body, &arrays, n_threads)
-    return loss_arr
+    _, loss = per_query_pass(_ranking_body, s_arr, r_arr, p_arr, None, NULL, False, n_threads)
+    return loss
 
 
 def roc_constraints(X, w, relevant, ptr, int n_threads=1):
