@@ -234,7 +234,7 @@ cdef inline int for_each_query(relevant, ptr, QueryBody body, const void *task,
 
 cdef inline const double *input_doubles(values) except? NULL:
     """The address of a C-contiguous float64 array's data, NULL for None (the caller keeps
-    the array alive)."""
+    the array alive; an empty array's is never read)."""
     if values is None:
         return NULL
     cdef const double[::1] view = values
@@ -270,12 +270,11 @@ cdef inline tuple per_query_pass(QueryBody body, scores, relevant, ptr, gains,
     and fresh zeroed outputs; returns (coef (m,), or None without ``with_coef``; value (n,))."""
     import numpy as np
 
-    # one longer: an address even without documents
-    coef = np.zeros(len(relevant) + 1) if with_coef else None
+    coef = np.zeros(len(relevant)) if with_coef else None
     value = np.zeros(len(ptr) - 1)
     cdef QueryArrays arrays = query_arrays(scores, relevant, gains, coef, value, params)
     for_each_query(relevant, ptr, body, &arrays, n_threads)
-    return (coef[:-1] if with_coef else None), value
+    return coef, value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,7 +408,7 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     cdef OracleCall call = OracleCall(oracle, params)
     loss_arr = np.zeros(len(inputs.ptr) - 1)
     margin_arr = np.zeros(len(inputs.ptr) - 1)
-    coef_arr = np.zeros(len(inputs.relevant) + 1)  # one longer: an address without documents
+    coef_arr = np.zeros(len(inputs.relevant))
     cdef ConstraintTask task
     task.arrays = query_arrays(None, inputs.relevant, inputs.gains, coef_arr, loss_arr, &call)
     task.margin = output_doubles(margin_arr)
@@ -417,4 +416,4 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
                      input_doubles(inputs.data), &indices32[0], &indptr32[0], &indices64[0],
                      &indptr64[0], input_doubles(inputs.w))
     for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
-    return loss_arr, coef_arr[:-1], margin_arr
+    return loss_arr, coef_arr, margin_arr
