@@ -85,24 +85,10 @@ compare with brute force over every permutation, ties and graded labels included
 
 import numpy as np
 
-cimport cython
-from cython.parallel cimport prange, threadid
 from libc.math cimport INFINITY, NAN
 from libc.string cimport memset
 
-from ._query_core cimport (
-    ScoredDoc,
-    Workspace,
-    coefficients_from_interleaving,
-    constraints_pass,
-    count_relevant,
-    delete_workspaces,
-    new_workspaces,
-    oracle_pass,
-    sort_by_score_descending,
-    split_sorted,
-    workspace_reserve,
-)
+from . cimport _query_core as core
 
 from ._kernel_inputs import (
     checked_constraint_inputs,
@@ -154,18 +140,18 @@ cdef inline double _clipped_psi(Py_ssize_t c, Py_ssize_t lo, Py_ssize_t hi, Py_s
 
 cdef double _counting_oracle(const double *scores, const unsigned char *relevant,
                              const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
-                             Workspace *ws, double *coef, const void *context) noexcept nogil:
+                             core.Workspace *ws, double *coef, const void *context) noexcept nogil:
     """p@k, rprec or mrr on one query (a QueryOracle, ``context`` a LossSpec; module
     docstring).  O(m log m)."""
     cdef const LossSpec *spec = <const LossSpec *> context
     cdef Py_ssize_t n_non = size - n_rel, i, j, x, h, k, c, best_c = 0, best_lo = 0, best_hi = 0
     cdef Py_ssize_t lo, hi
-    cdef const ScoredDoc *rel = ws.docs
-    cdef const ScoredDoc *non = ws.docs + n_rel
+    cdef const core.ScoredDoc *rel = ws.docs
+    cdef const core.ScoredDoc *non = ws.docs + n_rel
     cdef Py_ssize_t *b = ws.counts
     cdef double scale = 2.0 / (<double> n_rel * <double> n_non)
     cdef double loss, value, best = -INFINITY, best_loss = 0.0, denom
-    cdef double *S = <double *> workspace_reserve(
+    cdef double *S = <double *> core.workspace_reserve(
         ws, (2 * n_rel + 2 * n_non + 4) * sizeof(double))
     cdef double *A
     cdef double *T
@@ -175,7 +161,7 @@ cdef double _counting_oracle(const double *scores, const unsigned char *relevant
     A = S + n_rel + 1
     T = A + n_non + 1
     count_le = T + n_non + 1
-    split_sorted(scores, relevant, size, n_rel, ws.docs)
+    core.split_sorted(scores, relevant, size, n_rel, ws.docs)
     i = 0
     for j in range(n_non):  # b*_j = #{i : s_i > t_j}, non-decreasing in j
         while i < n_rel and rel[i].score > non[j].score:
@@ -223,7 +209,7 @@ cdef double _counting_oracle(const double *scores, const unsigned char *relevant
         else:
             hi = best_hi
             b[j] = b[j] if b[j] > hi else hi
-    coefficients_from_interleaving(rel, n_rel, non, n_non, b, coef)
+    core.coefficients_from_interleaving(rel, n_rel, non, n_non, b, coef)
     return best_loss
 
 
@@ -233,7 +219,7 @@ cdef double _counting_oracle(const double *scores, const unsigned char *relevant
 
 cdef double _ndcg_oracle(const double *scores, const unsigned char *relevant,
                          const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
-                         Workspace *ws, double *coef, const void *context) noexcept nogil:
+                         core.Workspace *ws, double *coef, const void *context) noexcept nogil:
     """ndcg@k on one query (a QueryOracle, ``context`` a LossSpec; module docstring).
     Returns NaN when the workspace cannot grow or the programme would exceed
     MAX_NDCG_STATES states."""
@@ -241,15 +227,15 @@ cdef double _ndcg_oracle(const double *scores, const unsigned char *relevant,
     cdef const double *disc = spec.discount
     cdef Py_ssize_t n_non = size - n_rel
     cdef Py_ssize_t K = spec.k if spec.k < size else size
-    cdef const ScoredDoc *rel = ws.docs
-    cdef const ScoredDoc *non = ws.docs + n_rel
+    cdef const core.ScoredDoc *rel = ws.docs
+    cdef const core.ScoredDoc *non = ws.docs + n_rel
     cdef double pn = <double> n_rel * <double> n_non
     cdef double scale = 2.0 / pn
     cdef Py_ssize_t i, j, g, t, n_grades, idx, rem, p, placed, nn, nxt, best_idx = -1, d, a
     cdef double idcg, value, v, best = -INFINITY, dcg, n_states_f
     cdef Py_ssize_t n_states
     cdef char *buf
-    cdef ScoredDoc *keyed
+    cdef core.ScoredDoc *keyed
     cdef double *T
     cdef double *grade_gain
     cdef Py_ssize_t *astar
@@ -260,19 +246,19 @@ cdef double _ndcg_oracle(const double *scores, const unsigned char *relevant,
     cdef Py_ssize_t *coord
     cdef double *V
     cdef int *choice
-    cdef size_t head = ((n_rel + 1) * sizeof(ScoredDoc) + (n_non + n_rel + 2) * sizeof(double)
+    cdef size_t head = ((n_rel + 1) * sizeof(core.ScoredDoc) + (n_non + n_rel + 2) * sizeof(double)
                         + (7 * n_rel + 16) * sizeof(Py_ssize_t))
 
-    split_sorted(scores, relevant, size, n_rel, ws.docs)
-    buf = <char *> workspace_reserve(ws, head)
+    core.split_sorted(scores, relevant, size, n_rel, ws.docs)
+    buf = <char *> core.workspace_reserve(ws, head)
     if buf == NULL:
         return NAN
     # grades: the relevant documents keyed by (gain descending, score order)
-    keyed = <ScoredDoc *> buf
+    keyed = <core.ScoredDoc *> buf
     for i in range(n_rel):
         keyed[i].score = gains[rel[i].index]
         keyed[i].index = i
-    sort_by_score_descending(keyed, n_rel)
+    core.sort_by_score_descending(keyed, n_rel)
     n_grades = 0
     for i in range(n_rel):
         if i == 0 or keyed[i].score != keyed[i - 1].score:
@@ -288,10 +274,10 @@ cdef double _ndcg_oracle(const double *scores, const unsigned char *relevant,
     if n_states_f > MAX_STATES:
         return NAN
     n_states = <Py_ssize_t> n_states_f
-    buf = <char *> workspace_reserve(ws, head + n_states * (sizeof(double) + sizeof(int)))
+    buf = <char *> core.workspace_reserve(ws, head + n_states * (sizeof(double) + sizeof(int)))
     if buf == NULL:
         return NAN
-    keyed = <ScoredDoc *> buf
+    keyed = <core.ScoredDoc *> buf
     T = <double *> (keyed + n_rel + 1)
     grade_gain = T + n_non + 1
     astar = <Py_ssize_t *> (grade_gain + n_rel + 1)
@@ -471,9 +457,9 @@ def most_violated(scores, gains, ptr, str kind, k=None, int n_threads=1):
     g_arr = checked_gains(gains, r_arr)
     discount = _spec(kind, k, largest_query(p_arr), &spec)
     if kind == "ndcg":
-        coef, loss = oracle_pass(s_arr, r_arr, p_arr, _ndcg_oracle, &spec, n_threads, g_arr)
+        coef, loss = core.oracle_pass(s_arr, r_arr, p_arr, _ndcg_oracle, &spec, n_threads, g_arr)
     else:
-        coef, loss = oracle_pass(s_arr, r_arr, p_arr, _counting_oracle, &spec, n_threads)
+        coef, loss = core.oracle_pass(s_arr, r_arr, p_arr, _counting_oracle, &spec, n_threads)
     del discount
     return coef, _checked_losses(loss, kind)
 
@@ -493,15 +479,57 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
         inputs = checked_constraint_inputs(X, w, relevant, ptr)
     discount = _spec(kind, k, largest_query(inputs.ptr), &spec)
     if kind == "ndcg":
-        loss, coef, margin = constraints_pass(inputs, _ndcg_oracle, &spec, n_threads)
+        loss, coef, margin = core.constraints_pass(inputs, _ndcg_oracle, &spec, n_threads)
     else:
-        loss, coef, margin = constraints_pass(inputs, _counting_oracle, &spec, n_threads)
+        loss, coef, margin = core.constraints_pass(inputs, _counting_oracle, &spec, n_threads)
     del discount
     return _checked_losses(loss, kind), coef, margin
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                        core.Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, params a LossSpec, value the loss): Delta(y*, y)
+    of query q's ranking y by score (module docstring)."""
+    cdef const core.QueryArrays *a = <const core.QueryArrays *> task
+    cdef const LossSpec *spec = <const LossSpec *> a.params
+    cdef const unsigned char *r = a.relevant + lo
+    cdef const double *gain = a.gains + lo
+    cdef Py_ssize_t rank, cut, hits
+    cdef double dcg, idcg
+    if n_rel == 0 or n_rel == size:
+        return
+    for rank in range(size):
+        ws.docs[rank].score = a.scores[lo + rank]
+        ws.docs[rank].index = rank
+    core.sort_by_score_descending(ws.docs, size)
+    if spec.kind == MRR:
+        rank = 0
+        while not r[ws.docs[rank].index]:
+            rank += 1
+        a.value[q] = 1.0 - 1.0 / (rank + 1.0)
+    elif spec.kind == NDCG:
+        cut = spec.k if spec.k < size else size
+        dcg = 0.0
+        for rank in range(cut):
+            dcg += gain[ws.docs[rank].index] * spec.discount[rank + 1]
+        for rank in range(size):
+            ws.docs[rank].score = gain[rank]
+            ws.docs[rank].index = rank
+        core.sort_by_score_descending(ws.docs, size)
+        idcg = 0.0
+        for rank in range(cut):
+            idcg += ws.docs[rank].score * spec.discount[rank + 1]
+        a.value[q] = 1.0 - dcg / idcg
+    else:
+        cut = n_rel if spec.kind == RPREC else (spec.k if spec.k < size else size)
+        hits = 0
+        for rank in range(cut):
+            if r[ws.docs[rank].index]:
+                hits += 1
+        cut = cut if cut < n_rel else n_rel
+        a.value[q] = (cut - hits) / (<double> cut)
+
+
 def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
     """Delta(y*, y) of the ranking y by ``scores`` of every query (descending, ties broken by
     position, as ``_map_kernels.ranking_coefficients``); loss names and inputs as in
@@ -511,56 +539,7 @@ def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
     s_arr, r_arr, p_arr = checked_query_arrays(scores, np.asarray(gains) > 0, ptr)
     g_arr = checked_gains(gains, r_arr)
     discount = _spec(kind, k, largest_query(p_arr), &spec)
-    cdef const double[::1] s = s_arr
-    cdef const double[::1] gain = g_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] ptr_view = p_arr
-    cdef Py_ssize_t n_queries = ptr_view.shape[0] - 1, q, lo, size, n_rel, rank, cut, hits
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] loss = loss_arr
-    cdef double dcg, idcg
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest_query(p_arr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = ptr_view[q]
-            size = ptr_view[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            if n_rel == 0 or n_rel == size:
-                continue
-            for rank in range(size):
-                ws.docs[rank].score = s[lo + rank]
-                ws.docs[rank].index = rank
-            sort_by_score_descending(ws.docs, size)
-            if spec.kind == MRR:
-                rank = 0
-                while not r[lo + ws.docs[rank].index]:
-                    rank = rank + 1
-                loss[q] = 1.0 - 1.0 / (rank + 1.0)
-            elif spec.kind == NDCG:
-                cut = spec.k if spec.k < size else size
-                dcg = 0.0
-                for rank in range(cut):
-                    dcg = dcg + gain[lo + ws.docs[rank].index] * spec.discount[rank + 1]
-                for rank in range(size):
-                    ws.docs[rank].score = gain[lo + rank]
-                    ws.docs[rank].index = rank
-                sort_by_score_descending(ws.docs, size)
-                idcg = 0.0
-                for rank in range(cut):
-                    idcg = idcg + ws.docs[rank].score * spec.discount[rank + 1]
-                loss[q] = 1.0 - dcg / idcg
-            else:
-                cut = n_rel if spec.kind == RPREC else (spec.k if spec.k < size else size)
-                hits = 0
-                for rank in range(cut):
-                    if r[lo + ws.docs[rank].index]:
-                        hits = hits + 1
-                cut = cut if cut < n_rel else n_rel
-                loss[q] = (cut - hits) / (<double> cut)
-    finally:
-        delete_workspaces(workspaces, threads)
+    _, loss = core.per_query_pass(_ranking_body, s_arr, r_arr, p_arr, g_arr, &spec, False,
+                             n_threads)
     del discount
-    return loss_arr
+    return loss

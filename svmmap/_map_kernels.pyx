@@ -18,19 +18,8 @@ Ties in a *given* score vector are broken by position in the arrays (file order)
 import numpy as np
 
 cimport cython
-from cython.parallel cimport prange, threadid
 
-from ._query_core cimport (
-    ScoredDoc,
-    Workspace,
-    coefficients_from_interleaving,
-    constraints_pass,
-    count_relevant,
-    oracle_pass,
-    split_sorted,
-    delete_workspaces,
-    new_workspaces,
-)
+from . cimport _query_core as core
 from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for importers
     CSRArrays,
     checked_constraint_inputs,
@@ -40,8 +29,8 @@ from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for imp
 )
 
 
-cdef void _ranked_interleaving(const ScoredDoc *rel, Py_ssize_t n_rel,
-                               const ScoredDoc *non, Py_ssize_t n_non,
+cdef void _ranked_interleaving(const core.ScoredDoc *rel, Py_ssize_t n_rel,
+                               const core.ScoredDoc *non, Py_ssize_t n_non,
                                Py_ssize_t *rel_above) noexcept nogil:
     """Fill ``rel_above`` for the ranking by score (ties broken by position)."""
     cdef Py_ssize_t i = 0, j
@@ -73,7 +62,7 @@ cdef void _ranked_interleaving(const ScoredDoc *rel, Py_ssize_t n_rel,
 # itself non-decreasing in j (the differences F_{j+1} - F_j are non-decreasing in k).
 # ---------------------------------------------------------------------------------------------
 
-cdef void _opt_by_scan(ScoredDoc *rel, Py_ssize_t n_rel, ScoredDoc *non, Py_ssize_t n_non,
+cdef void _opt_by_scan(core.ScoredDoc *rel, Py_ssize_t n_rel, core.ScoredDoc *non, Py_ssize_t n_non,
                        Py_ssize_t *opt) noexcept nogil:
     cdef double inv_p = 1.0 / n_rel
     cdef double two_over_pn = 2.0 / (<double> n_rel * <double> n_non)
@@ -102,7 +91,7 @@ cdef inline double _gain(Py_ssize_t j, Py_ssize_t k, double inv_p, double two_ov
 
 
 cdef void _opt_divide(Py_ssize_t j_lo, Py_ssize_t j_hi, Py_ssize_t k_lo, Py_ssize_t k_hi,
-                      ScoredDoc *non, double inv_p, double two_over_pn,
+                      core.ScoredDoc *non, double inv_p, double two_over_pn,
                       const double *harmonic, const double *rel_prefix,
                       Py_ssize_t *opt) noexcept nogil:
     """opt_j for 1-based j in [j_lo, j_hi], knowing every one lies in [k_lo, k_hi]."""
@@ -132,8 +121,8 @@ cdef void _opt_divide(Py_ssize_t j_lo, Py_ssize_t j_hi, Py_ssize_t k_lo, Py_ssiz
             k_hi = best_k
 
 
-cdef void _opt_by_divide_and_conquer(ScoredDoc *rel, Py_ssize_t n_rel,
-                                     ScoredDoc *non, Py_ssize_t n_non,
+cdef void _opt_by_divide_and_conquer(core.ScoredDoc *rel, Py_ssize_t n_rel,
+                                     core.ScoredDoc *non, Py_ssize_t n_non,
                                      const double *harmonic, double *rel_prefix,
                                      Py_ssize_t *opt) noexcept nogil:
     cdef Py_ssize_t i
@@ -151,19 +140,20 @@ cdef struct MapOracle:
 
 cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
                                const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
-                               Workspace *ws, double *coef, const void *context) noexcept nogil:
+                               core.Workspace *ws, double *coef,
+                               const void *context) noexcept nogil:
     """Algorithm 2 on one query with 0 < n_rel < size relevant documents (a QueryOracle,
     ``context`` a MapOracle): write the psi coefficients of its most violated ranking to
     coef[0:size] and return Delta_MAP of that ranking, 1 - AP."""
     cdef const MapOracle *options = <const MapOracle *> context
     cdef const double *harmonic = options.harmonic
-    split_sorted(scores, relevant, size, n_rel, ws.docs)
+    core.split_sorted(scores, relevant, size, n_rel, ws.docs)
     if options.use_scan:
         _opt_by_scan(ws.docs, n_rel, ws.docs + n_rel, size - n_rel, ws.counts)
     else:
         _opt_by_divide_and_conquer(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
                                    harmonic, ws.values, ws.counts)
-    return 1.0 - coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
+    return 1.0 - core.coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
                                                 ws.counts, coef)
 
 
@@ -205,11 +195,25 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     harmonic_arr = _harmonic_numbers(p_arr)
     cdef const double[::1] harmonic = harmonic_arr
     options.harmonic = &harmonic[0]
-    return oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, &options, n_threads)
+    return core.oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, &options, n_threads)
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                        core.Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, value the AP): the psi coefficients and AP of
+    query q's ranking by score."""
+    cdef const core.QueryArrays *a = <const core.QueryArrays *> task
+    if size == 0:
+        return
+    if n_rel == size:
+        a.value[q] = 1.0
+    elif n_rel > 0:
+        core.split_sorted(a.scores + lo, a.relevant + lo, size, n_rel, ws.docs)
+        _ranked_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel, ws.counts)
+        a.value[q] = core.coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel,
+                                                    size - n_rel, ws.counts, a.coef + lo)
+
+
 def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     """psi coefficients and AP of the ranking by ``scores`` (descending, ties by position).
 
@@ -219,37 +223,7 @@ def ranking_coefficients(scores, relevant, ptr, int n_threads=1):
     or 1 (only relevant documents).
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    cdef const double[::1] s = s_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
-    cdef Py_ssize_t largest = largest_query(p_arr)
-    coef_arr = np.zeros(s.shape[0] + 1)
-    ap_arr = np.zeros(n_queries)
-    cdef double[::1] coef = coef_arr
-    cdef double[::1] ap = ap_arr
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest)
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            if size == 0:
-                continue
-            n_rel = count_relevant(&r[lo], size)
-            if n_rel == size:
-                ap[q] = 1.0
-            elif n_rel > 0:
-                split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
-                _ranked_interleaving(ws.docs, n_rel, ws.docs + n_rel, size - n_rel,
-                                     ws.counts)
-                ap[q] = coefficients_from_interleaving(ws.docs, n_rel, ws.docs + n_rel,
-                                                       size - n_rel, ws.counts, &coef[lo])
-    finally:
-        delete_workspaces(workspaces, threads)
-    return coef_arr[:-1], ap_arr
+    return core.per_query_pass(_ranking_body, s_arr, r_arr, p_arr, None, NULL, True, n_threads)
 
 
 def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
@@ -273,7 +247,7 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     harmonic_arr = _harmonic_numbers(inputs.ptr)
     cdef const double[::1] harmonic = harmonic_arr
     options.harmonic = &harmonic[0]
-    return constraints_pass(inputs, _most_violated_one, &options, n_threads)
+    return core.constraints_pass(inputs, _most_violated_one, &options, n_threads)
 
 
 @cython.boundscheck(False)

@@ -180,46 +180,44 @@ cdef inline void csr_scores(const double *data, const index_t *indices, const in
 
 
 # ---------------------------------------------------------------------------------------------
-# The fused separation pass shared by the losses
+# The parallel driver: the one loop over the queries of every kernel
 # ---------------------------------------------------------------------------------------------
 
-# A loss's separation oracle on one query of ``size`` documents, ``n_rel`` of them relevant
-# (0 < n_rel < size): write the psi coefficients c_hat of the most violated ranking
-# y_hat = argmax_y Delta(y*, y) + w.psi(y) to coef[0:size] and return Delta(y*, y_hat)
-# (NaN when out of memory; the caller raises).  ``gains`` is the query's graded gains (one per
-# document, 0 for non-relevant ones) for the losses that need them, else NULL.  ``context``
-# carries the loss's own parameters; ``ws`` is the calling thread's workspace, whose
-# ``scores`` and ``coef`` may be the arguments and must not be used otherwise.
-ctypedef double (*QueryOracle)(const double *scores, const unsigned char *relevant,
-                               const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
-                               Workspace *ws, double *coef, const void *context) noexcept nogil
+cdef struct QueryArrays:
+    # a kernel's per-document inputs and outputs (document k of query q is entry lo + k) and
+    # its own parameters, as a QueryBody reads them; the caller keeps the arrays alive
+    const double *scores          # w.phi per document (NULL where the body computes X_q w)
+    const unsigned char *relevant
+    const double *gains           # graded gains (0 for non-relevant documents), or NULL
+    double *coef                  # per-document output (psi coefficients), or NULL
+    double *value                 # per-query output (a loss, an AP)
+    const void *params            # the kernel's parameters (a loss's cutoff, ...), or NULL
+
+
+# A kernel's work on query q: documents lo .. lo + size - 1 of the collection, n_rel of them
+# relevant (any of 0 .. size: the body decides what a query without a relevant or without a
+# non-relevant document gets); ``ws`` is the calling thread's workspace, with room for the
+# largest query; ``task`` the kernel's arrays (a QueryArrays, or a struct that starts with
+# one).  A body writes query q's entries of the outputs only.
+ctypedef void (*QueryBody)(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                           Workspace *ws, const void *task) noexcept nogil
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const void *context,
-                              int n_threads, gains=None):
-    """The oracle on every query q of the checked arrays (``_kernel_inputs.
-    checked_query_arrays``), scores given: returns coef (m,), the psi coefficients c_hat of
-    each query's most violated ranking y_hat_q (psi(x_q, y_hat_q) = X_q^T c_hat_q), and
-    loss (n,), Delta(y*_q, y_hat_q).  Queries without a relevant or without a non-relevant
-    document get coefficients 0 and loss 0.  ``gains`` (m,) float64, or None: the graded
-    gains handed to the oracle.  Threads and workspaces as in constraints_pass."""
-    import numpy as np
-
+cdef inline int for_each_query(relevant, ptr, QueryBody body, const void *task,
+                               int n_threads) except -1:
+    """body(q, lo, size, n_rel, ws, task) for every query q of the checked relevance flags
+    (uint8, one per document) and query offsets (intp, ``_kernel_inputs.checked_offsets``),
+    without the GIL.  The queries are split over ``n_threads`` threads (dynamic schedule;
+    one when the extension is built without OpenMP), each with its own workspace; every query
+    is computed by one thread with the same code whatever their number, so the results do not
+    depend on it.  Raises MemoryError when the workspaces cannot be allocated."""
     from ._kernel_inputs import largest_query
 
-    cdef const double[::1] s = scores
     cdef const unsigned char[::1] r = relevant
     cdef const Py_ssize_t[::1] p = ptr
-    cdef bint has_gains = gains is not None
-    cdef const double[::1] g = gains if has_gains else np.zeros(1)
-    cdef const double *gain_base = &g[0] if has_gains else NULL
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel
-    coef_arr = np.zeros(s.shape[0] + 1)
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] coef = coef_arr
-    cdef double[::1] loss = loss_arr
+    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size
     cdef int threads = max(n_threads, 1)
     cdef Workspace **workspaces = new_workspaces(threads, largest_query(ptr))
     cdef Workspace *ws
@@ -228,18 +226,161 @@ cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const v
             ws = workspaces[threadid()]
             lo = p[q]
             size = p[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            if n_rel > 0 and n_rel < size:
-                loss[q] = oracle(&s[lo], &r[lo], gain_base + lo if has_gains else NULL, size,
-                                 n_rel, ws, &coef[lo], context)
+            body(q, lo, size, count_relevant(&r[lo], size), ws, task)
     finally:
         delete_workspaces(workspaces, threads)
-    return coef_arr[:-1], loss_arr
+    return 0
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *context,
+cdef inline const double *input_doubles(values) except? NULL:
+    """The address of a C-contiguous float64 array's data, NULL for None (the caller keeps
+    the array alive; an empty array's is never read)."""
+    if values is None:
+        return NULL
+    cdef const double[::1] view = values
+    return &view[0]
+
+
+cdef inline double *output_doubles(values) except NULL:
+    """The address of a writable C-contiguous float64 array's data (the caller keeps the
+    array alive)."""
+    cdef double[::1] view = values
+    return &view[0]
+
+
+cdef inline QueryArrays query_arrays(scores, relevant, gains, coef, value,
+                                     const void *params) except *:
+    """The QueryArrays of checked contiguous arrays (float64 scores, gains and outputs,
+    uint8 relevance flags; scores, gains and coef may be None)."""
+    cdef QueryArrays arrays
+    cdef const unsigned char[::1] r = relevant
+    arrays.scores = input_doubles(scores)
+    arrays.relevant = &r[0]
+    arrays.gains = input_doubles(gains)
+    arrays.coef = <double *> NULL if coef is None else output_doubles(coef)
+    arrays.value = output_doubles(value)
+    arrays.params = params
+    return arrays
+
+
+cdef inline tuple per_query_pass(QueryBody body, scores, relevant, ptr, gains,
+                                 const void *params, bint with_coef, int n_threads):
+    """``body`` on every query (for_each_query), its task the QueryArrays of the checked
+    arrays (``_kernel_inputs.checked_query_arrays``; ``gains`` float64 or None), ``params``
+    and fresh zeroed outputs; returns (coef (m,), or None without ``with_coef``; value (n,))."""
+    import numpy as np
+
+    coef = np.zeros(len(relevant)) if with_coef else None
+    value = np.zeros(len(ptr) - 1)
+    cdef QueryArrays arrays = query_arrays(scores, relevant, gains, coef, value, params)
+    for_each_query(relevant, ptr, body, &arrays, n_threads)
+    return coef, value
+
+
+# ---------------------------------------------------------------------------------------------
+# The separation oracles of the losses, and their fused pass
+# ---------------------------------------------------------------------------------------------
+
+# A loss's separation oracle on one query of ``size`` documents, ``n_rel`` of them relevant
+# (0 < n_rel < size): write the psi coefficients c_hat of the most violated ranking
+# y_hat = argmax_y Delta(y*, y) + w.psi(y) to coef[0:size] and return Delta(y*, y_hat)
+# (NaN when out of memory; the caller raises).  ``gains`` is the query's graded gains (one per
+# document, 0 for non-relevant ones) for the losses that need them, else NULL.  ``params``
+# carries the loss's own parameters; ``ws`` is the calling thread's workspace, whose
+# ``scores`` and ``coef`` may be the arguments and must not be used otherwise.
+ctypedef double (*QueryOracle)(const double *scores, const unsigned char *relevant,
+                               const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
+                               Workspace *ws, double *coef, const void *params) noexcept nogil
+
+
+cdef struct OracleCall:
+    # the ``params`` of the oracle bodies' QueryArrays: which oracle, with which parameters
+    QueryOracle oracle
+    const void *params
+
+
+cdef struct Rows:
+    # the rows of X as the constraint pass reads them: dense (C-contiguous, raveled) or CSR
+    # with int32 (``wide`` false) or intp indices
+    bint is_csr
+    bint wide
+    Py_ssize_t n_features
+    const double *dense
+    const double *data
+    const int *indices32
+    const int *indptr32
+    const Py_ssize_t *indices64
+    const Py_ssize_t *indptr64
+    const double *w
+
+
+cdef struct ConstraintTask:
+    QueryArrays arrays            # scores NULL (X_q w is computed per query), value the loss
+    Rows rows
+    double *margin
+
+
+cdef inline void rows_scores(const Rows *rows, Py_ssize_t lo, Py_ssize_t size,
+                             double *out) noexcept nogil:
+    """out[k] = X[lo + k] . w for the rows' layout."""
+    if not rows.is_csr:
+        dense_scores(rows.dense, rows.n_features, lo, size, rows.w, out)
+    elif rows.wide:
+        csr_scores(rows.data, rows.indices64, rows.indptr64, lo, size, rows.w, out)
+    else:
+        csr_scores(rows.data, rows.indices32, rows.indptr32, lo, size, rows.w, out)
+
+
+cdef inline double run_oracle(const QueryArrays *a, const double *scores, Py_ssize_t lo,
+                              Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws) noexcept nogil:
+    """The oracle of ``a.params`` (an OracleCall) on the query at ``lo`` with the given
+    scores, its coefficients written to a.coef; returns its loss."""
+    cdef const OracleCall *call = <const OracleCall *> a.params
+    return call.oracle(scores, a.relevant + lo, a.gains + lo if a.gains != NULL else NULL,
+                       size, n_rel, ws, a.coef + lo, call.params)
+
+
+cdef inline void oracle_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                             Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, params an OracleCall): the oracle on the given
+    scores."""
+    cdef const QueryArrays *a = <const QueryArrays *> task
+    if n_rel > 0 and n_rel < size:
+        a.value[q] = run_oracle(a, a.scores + lo, lo, size, n_rel, ws)
+
+
+cdef inline void constraint_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size,
+                                 Py_ssize_t n_rel, Workspace *ws,
+                                 const void *task) noexcept nogil:
+    """A QueryBody (``task`` a ConstraintTask): scores, oracle, c* - c_hat, margin."""
+    cdef const ConstraintTask *t = <const ConstraintTask *> task
+    cdef const unsigned char *r = t.arrays.relevant + lo
+    cdef double *coef = t.arrays.coef + lo
+    cdef double total = 0.0
+    cdef Py_ssize_t k
+    if n_rel == 0 or n_rel == size:
+        return
+    rows_scores(&t.rows, lo, size, ws.scores)
+    t.arrays.value[q] = run_oracle(&t.arrays, ws.scores, lo, size, n_rel, ws)
+    for k in range(size):
+        coef[k] = (1.0 / n_rel if r[k] else -1.0 / (size - n_rel)) - coef[k]
+        total = total + coef[k] * ws.scores[k]
+    t.margin[q] = total
+
+
+cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const void *params,
+                              int n_threads, gains=None):
+    """The oracle on every query q of the checked arrays (``_kernel_inputs.
+    checked_query_arrays``), scores given: returns coef (m,), the psi coefficients c_hat of
+    each query's most violated ranking y_hat_q (psi(x_q, y_hat_q) = X_q^T c_hat_q), and
+    loss (n,), Delta(y*_q, y_hat_q).  Queries without a relevant or without a non-relevant
+    document get coefficients 0 and loss 0.  ``gains`` (m,) float64, or None: the graded
+    gains handed to the oracle.  Threads and workspaces as in for_each_query."""
+    cdef OracleCall call = OracleCall(oracle, params)
+    return per_query_pass(oracle_body, scores, relevant, ptr, gains, &call, True, n_threads)
+
+
+cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *params,
                                    int n_threads):
     """One pass over all queries q of the checked ``inputs`` (``_kernel_inputs.
     checked_constraint_inputs``): the scores s = X_q w (BLAS dgemv on dense rows, or the CSR
@@ -255,62 +396,24 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *conte
     (svmmap.plugins.rows), so the pass allocates O(documents + queries), never
     queries x features.  The oracle is handed the query's slice of ``inputs.gains`` when it
     is not None.  Queries without a relevant or without a non-relevant document get
-    Delta_q = 0, coefficients 0 and margin 0.  The queries are split over ``n_threads``
-    threads, each with its own workspace; every query is computed by one thread in the same
-    order whatever their number, so the results do not depend on it.  Returns
-    (loss (n,), coef (m,) = c* - c_hat, margin (n,))."""
+    Delta_q = 0, coefficients 0 and margin 0.  Threads and workspaces as in for_each_query.
+    Returns (loss (n,), coef (m,) = c* - c_hat, margin (n,))."""
     import numpy as np
 
-    from ._kernel_inputs import largest_query
-
-    cdef bint is_csr = inputs.is_csr
     cdef bint wide = inputs.indices.dtype.itemsize == sizeof(Py_ssize_t)
-    cdef Py_ssize_t n_features = inputs.n_features
-    cdef const double[::1] dense = inputs.dense
-    cdef const double[::1] data = inputs.data
     cdef const int[::1] indices32 = inputs.indices if not wide else np.zeros(1, np.intc)
     cdef const int[::1] indptr32 = inputs.indptr if not wide else np.zeros(1, np.intc)
     cdef const Py_ssize_t[::1] indices64 = inputs.indices if wide else np.zeros(1, np.intp)
     cdef const Py_ssize_t[::1] indptr64 = inputs.indptr if wide else np.zeros(1, np.intp)
-    cdef const double[::1] w = inputs.w
-    cdef const unsigned char[::1] r = inputs.relevant
-    cdef const Py_ssize_t[::1] p = inputs.ptr
-    cdef bint has_gains = inputs.gains is not None
-    cdef const double[::1] g = inputs.gains if has_gains else np.zeros(1)
-    cdef const double *gain_base = &g[0] if has_gains else NULL
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size, n_rel, k
-    cdef double total
-    loss_arr = np.zeros(n_queries)
-    margin_arr = np.zeros(n_queries)
-    coef_arr = np.zeros(r.shape[0] + 1)
-    cdef double[::1] loss = loss_arr
-    cdef double[::1] margin = margin_arr
-    cdef double[::1] coef = coef_arr
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest_query(inputs.ptr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            if n_rel == 0 or n_rel == size:
-                continue
-            if not is_csr:
-                dense_scores(&dense[0], n_features, lo, size, &w[0], ws.scores)
-            elif wide:
-                csr_scores(&data[0], &indices64[0], &indptr64[0], lo, size, &w[0], ws.scores)
-            else:
-                csr_scores(&data[0], &indices32[0], &indptr32[0], lo, size, &w[0], ws.scores)
-            loss[q] = oracle(ws.scores, &r[lo], gain_base + lo if has_gains else NULL, size,
-                             n_rel, ws, &coef[lo], context)
-            total = 0.0
-            for k in range(size):
-                coef[lo + k] = (1.0 / n_rel if r[lo + k] else -1.0 / (size - n_rel)) \
-                    - coef[lo + k]
-                total = total + coef[lo + k] * ws.scores[k]
-            margin[q] = total
-    finally:
-        delete_workspaces(workspaces, threads)
-    return loss_arr, coef_arr[:-1], margin_arr
+    cdef OracleCall call = OracleCall(oracle, params)
+    loss_arr = np.zeros(len(inputs.ptr) - 1)
+    margin_arr = np.zeros(len(inputs.ptr) - 1)
+    coef_arr = np.zeros(len(inputs.relevant))
+    cdef ConstraintTask task
+    task.arrays = query_arrays(None, inputs.relevant, inputs.gains, coef_arr, loss_arr, &call)
+    task.margin = output_doubles(margin_arr)
+    task.rows = Rows(inputs.is_csr, wide, inputs.n_features, input_doubles(inputs.dense),
+                     input_doubles(inputs.data), &indices32[0], &indptr32[0], &indices64[0],
+                     &indptr64[0], input_doubles(inputs.w))
+    for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
+    return loss_arr, coef_arr, margin_arr

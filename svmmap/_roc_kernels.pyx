@@ -39,27 +39,13 @@ the coefficients of dpsi_q = X_q^T (c* - c_hat), in one pass over the data
 (``_query_core.constraints_pass``).
 """
 
-import numpy as np
+from . cimport _query_core as core
 
-cimport cython
-from cython.parallel cimport prange, threadid
-
-from ._query_core cimport (
-    ScoredDoc,
-    Workspace,
-    constraints_pass,
-    count_relevant,
-    delete_workspaces,
-    new_workspaces,
-    oracle_pass,
-    split_sorted,
-)
-
-from ._kernel_inputs import checked_constraint_inputs, checked_query_arrays, largest_query
+from ._kernel_inputs import checked_constraint_inputs, checked_query_arrays
 
 
-cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
-                                const ScoredDoc *non, Py_ssize_t n_non,
+cdef double _write_coefficients(const core.ScoredDoc *rel, Py_ssize_t n_rel,
+                                const core.ScoredDoc *non, Py_ssize_t n_non,
                                 const Py_ssize_t *non_above, double *coef) noexcept nogil:
     """Write the psi coefficients of the ranking in which the i-th relevant document (in score
     order) has ``non_above[i]`` non-relevant documents above it (non-decreasing in i) into
@@ -81,14 +67,15 @@ cdef double _write_coefficients(const ScoredDoc *rel, Py_ssize_t n_rel,
 
 cdef double _most_violated_one(const double *scores, const unsigned char *relevant,
                                const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
-                               Workspace *ws, double *coef, const void *context) noexcept nogil:
+                               core.Workspace *ws, double *coef,
+                               const void *context) noexcept nogil:
     """The most violated ranking of one query with 0 < n_rel < size relevant documents (a
     QueryOracle; no ``context``): write its psi coefficients to coef[0:size] and return its
     loss Delta_ROC = sum_i a_i / (|P||N|) (module docstring)."""
     cdef Py_ssize_t n_non = size - n_rel, i, j = 0
-    cdef const ScoredDoc *rel = ws.docs
-    cdef const ScoredDoc *non = ws.docs + n_rel
-    split_sorted(scores, relevant, size, n_rel, ws.docs)
+    cdef const core.ScoredDoc *rel = ws.docs
+    cdef const core.ScoredDoc *non = ws.docs + n_rel
+    core.split_sorted(scores, relevant, size, n_rel, ws.docs)
     # a_i = #{j : s_i - s_j < 1/2}, a prefix of the non-relevant list growing with i
     for i in range(n_rel):
         while j < n_non and rel[i].score - non[j].score < 0.5:
@@ -115,11 +102,29 @@ def most_violated_roc(scores, relevant, ptr, int n_threads=1):
     Queries without a relevant or without a non-relevant document get coefficients 0, loss 0.
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    return oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, NULL, n_threads)
+    return core.oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, NULL, n_threads)
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
+cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,
+                        core.Workspace *ws, const void *task) noexcept nogil:
+    """A QueryBody (``task`` a QueryArrays, value the loss): Delta_ROC of query q's ranking
+    by score, the fraction of (relevant, non-relevant) pairs in the wrong order."""
+    cdef const core.QueryArrays *a = <const core.QueryArrays *> task
+    cdef Py_ssize_t n_non = size - n_rel, i, j = 0
+    cdef const core.ScoredDoc *rel = ws.docs
+    cdef const core.ScoredDoc *non = ws.docs + n_rel
+    cdef double swapped = 0.0
+    if n_rel == 0 or n_non == 0:
+        return
+    core.split_sorted(a.scores + lo, a.relevant + lo, size, n_rel, ws.docs)
+    for i in range(n_rel):
+        while j < n_non and (non[j].score > rel[i].score or (
+                non[j].score == rel[i].score and non[j].index < rel[i].index)):
+            j += 1
+        swapped += j
+    a.value[q] = swapped / (<double> n_rel * <double> n_non)
+
+
 def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     """Delta_ROC = 1 - ROC-area of the ranking by ``scores`` of every query.
 
@@ -131,40 +136,8 @@ def ranking_roc_loss(scores, relevant, ptr, int n_threads=1):
     non-relevant document get loss 0.
     """
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    cdef const double[::1] s = s_arr
-    cdef const unsigned char[::1] r = r_arr
-    cdef const Py_ssize_t[::1] p = p_arr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1
-    loss_arr = np.zeros(n_queries)
-    cdef double[::1] loss = loss_arr
-    cdef Py_ssize_t q, lo, size, n_rel, n_non, i, j
-    cdef double swapped
-    cdef ScoredDoc *non
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest_query(p_arr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            n_rel = count_relevant(&r[lo], size)
-            n_non = size - n_rel
-            if n_rel == 0 or n_non == 0:
-                continue
-            split_sorted(&s[lo], &r[lo], size, n_rel, ws.docs)
-            non = ws.docs + n_rel
-            swapped = 0.0
-            j = 0
-            for i in range(n_rel):
-                while j < n_non and (non[j].score > ws.docs[i].score or (
-                        non[j].score == ws.docs[i].score and non[j].index < ws.docs[i].index)):
-                    j = j + 1
-                swapped = swapped + j
-            loss[q] = swapped / (<double> n_rel * <double> n_non)
-    finally:
-        delete_workspaces(workspaces, threads)
-    return loss_arr
+    _, loss = core.per_query_pass(_ranking_body, s_arr, r_arr, p_arr, None, NULL, False, n_threads)
+    return loss
 
 
 def roc_constraints(X, w, relevant, ptr, int n_threads=1):
@@ -189,5 +162,5 @@ def roc_constraints(X, w, relevant, ptr, int n_threads=1):
     margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
     coefficients 0 and margin 0.
     """
-    return constraints_pass(checked_constraint_inputs(X, w, relevant, ptr),
+    return core.constraints_pass(checked_constraint_inputs(X, w, relevant, ptr),
                             _most_violated_one, NULL, n_threads)

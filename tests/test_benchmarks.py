@@ -6,6 +6,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+import kernels_before_after  # noqa: E402
 import oracle_pass  # noqa: E402
 import scaling  # noqa: E402
 import synthetic  # noqa: E402
@@ -22,6 +23,22 @@ def test_oracle_pass_benchmark_runs_and_both_oracles_agree(tmp_path, monkeypatch
     assert all(r["h_difference"] < 1e-9 for r in oracle_rows)
     assert (tmp_path / "oracle_pass_quick.md").exists()
 
+
+
+def test_kernels_before_after_benchmark_measures_every_kernel_in_both_checkouts(
+        tmp_path, monkeypatch):
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    root = Path(__file__).resolve().parents[1]
+    rows = kernels_before_after.main(["--before", str(root), "--after", str(root), "--quick",
+                                      "--rounds", "1"])
+    kernels = {r["kernel"] for r in rows}
+    assert {"map_constraints dense 1 thread(s)", "map_constraints csr 2 thread(s)",
+            "ranking_coefficients", "ranking_roc_loss", "loss_constraints ndcg@10 csr",
+            "ranking_losses p@10"} <= kernels
+    assert all(r["before_ms"] > 0 and r["after_ms"] > 0 for r in rows)
+    assert (tmp_path / "kernels_before_after_quick.md").exists()
 
 def test_synthetic_collection_is_letor_shaped():
     X, y, qid = synthetic.letor_like(5000, n_features=46, sizes=(20, 200), seed=1)
