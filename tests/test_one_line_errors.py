@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, SVMMap, load_svmlight
@@ -22,23 +22,9 @@ from svmmap.experiments import letor, plots, trec, trials
 from svmmap.export import main as export_main
 from svmmap.model_selection import SVMMapCV
 
+from conftest import FAST, query_lines
+
 ROOT = Path(__file__).resolve().parents[1]
-FAST = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])
-
-
-def _query_lines(q, n=8, relevant=3, label=1):
-    rng = np.random.default_rng(q)
-    return "".join(f"{label if i < relevant else 0} qid:{q} " + " ".join(
-        f"{j}:{rng.random():.3f}" for j in range(1, 5)) + "\n" for i in range(n))
-
-
-@pytest.fixture
-def good(tmp_path):
-    path = tmp_path / "good.dat"
-    path.write_text("".join(_query_lines(q) for q in range(1, 7)))
-    return path
 
 
 def _error(capsys):
@@ -82,7 +68,7 @@ def test_an_ndcg_grade_above_512_is_refused_with_file_and_line(tmp_path_factory,
     """Decision: an NDCG loss takes grades up to 512 (gain 2^512 - 1); a larger one would make
     the gains, or their sums, overflow: refused with its file and line."""
     path = tmp_path_factory.mktemp("grades") / "train.dat"
-    lines = "".join(_query_lines(q) for q in range(1, 7)).splitlines(keepends=True)
+    lines = "".join(query_lines(q) for q in range(1, 7)).splitlines(keepends=True)
     lines[line - 1] = f"{label!r}" + lines[line - 1][1:]
     path.write_text("".join(lines))
     assert learn_main(["-v", "0", "-l", loss, str(path), str(path.with_name("m.json"))]) == 1
@@ -317,7 +303,7 @@ def test_export_of_a_model_that_is_not_linear_names_the_model_file(good, tmp_pat
 def test_out_of_memory_while_reading_names_the_file_being_read(tmp_path, capsys, monkeypatch):
     """The second file of an index file runs out of memory: that file is named."""
     for name in ("a.txt", "b.txt"):
-        (tmp_path / name).write_text("".join(_query_lines(q) for q in range(1, 3)))
+        (tmp_path / name).write_text("".join(query_lines(q) for q in range(1, 3)))
     (tmp_path / "index.txt").write_text("a.txt\nb.txt\n")
     parse = io_module._parse_source
 

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, SVMMap, load_svmlight
@@ -20,23 +20,7 @@ from svmmap.io import load_query_weights
 from svmmap.model_selection import SVMMapCV
 from svmmap.params import check_c_path
 
-FAST = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])
-
-
-def _query_lines(q, n=8, qid=True, relevant=3, seed=0):
-    rng = np.random.default_rng(seed * 1000 + q)
-    head = f" qid:{q}" if qid else ""
-    return "".join(f"{int(i < relevant)}{head} " + " ".join(
-        f"{j}:{rng.random():.3f}" for j in range(1, 5)) + "\n" for i in range(n))
-
-
-@pytest.fixture
-def good(tmp_path):
-    path = tmp_path / "good.dat"
-    path.write_text("".join(_query_lines(q) for q in range(1, 7)))
-    return path
+from conftest import FAST, query_lines
 
 
 def _error(capsys):
@@ -87,7 +71,7 @@ def test_files_with_qid_and_grouped_files_are_not_read_together(tmp_path):
 def test_the_issues_index_of_two_grouped_parts(tmp_path, capsys):
     for name in ("a", "b"):
         (tmp_path / f"{name}.txt").write_text(
-            "".join(_query_lines(q, qid=False) for q in range(3)))
+            "".join(query_lines(q, qid=False) for q in range(3)))
         (tmp_path / f"{name}.txt.query").write_text("8\n8\n8\n")
     (tmp_path / "index.txt").write_text("a.txt\nb.txt\n")
     assert learn_main([str(tmp_path / "index.txt"), str(tmp_path / "m.json")]) == 0
