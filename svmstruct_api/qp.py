@@ -127,6 +127,8 @@ class WorkingSet:
         #: the leading constraints whose rows and columns of the Gram matrix are formed
         self._gram_size = 0
         self._gram_buffer = np.empty((0, 0))
+        #: (w, slacks at w) of the last solve, until the working set changes
+        self._solved = None
         self._allocate(16)
 
     def _allocate(self, capacity):
@@ -190,10 +192,23 @@ class WorkingSet:
         self._gram_buffer[:g, g:end] = rows[:, :g].T
         self._gram_size = end
 
+    def _regularized_rows(self):
+        """a_k[R] of every constraint: the rows themselves when every component is
+        regularised (no copy: a boolean column mask would copy the K x dim(w) rows)."""
+        return self.vectors if self._all_regularized else self.vectors[:, self.regularized]
+
     def _squared_norms(self):
         """|a_k[R]|^2 of every constraint (the Gram matrix's diagonal, without forming it)."""
-        rows = self.vectors if self._all_regularized else self.vectors[:, self.regularized]
+        rows = self._regularized_rows()
         return np.einsum("ij,ij->i", rows, rows)
+
+    def _weights(self, alpha):
+        """w_R = sum_k alpha_k a_k[R] (0 elsewhere): one pass over the rows, no copy."""
+        if self._all_regularized:
+            return alpha @ self.vectors
+        w = np.zeros(self.n_features)
+        w[self.regularized] = alpha @ self._regularized_rows()
+        return w
 
     def add(self, groups, vectors, losses):
         """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}."""
@@ -201,6 +216,7 @@ class WorkingSet:
         added = len(vectors)
         if added == 0:
             return
+        self._solved = None
         n, end = self._size, self._size + added
         if end > len(self._loss_buffer):
             self._allocate(max(2 * len(self._loss_buffer), end))
@@ -213,6 +229,7 @@ class WorkingSet:
     def remove(self, keep):
         """Keep only the constraints where the boolean mask ``keep`` is True."""
         kept = np.flatnonzero(np.asarray(keep, dtype=bool))
+        self._solved = None
         m = len(kept)
         self._vector_buffer[:m] = self._vector_buffer[kept]
         formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
@@ -229,13 +246,30 @@ class WorkingSet:
         optimum's active set is the natural start for the new QP."""
         self.group_bounds = np.asarray(group_bounds, dtype=float)
         self._alpha_buffer[:self._size] *= factor
+        self._solved = None
 
-    def slacks(self, w):
-        """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w."""
+    def slacks(self, w, margins=None):
+        """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w
+        (``margins``: the w.a_k when known, e.g. K alpha for w = sum_k alpha_k a_k)."""
+        if margins is None and self._solved is not None and w is self._solved[0]:
+            return self._solved[1].copy()  # the last solve's w: its slacks are known
         slack = np.zeros(len(self.group_bounds))
         if len(self):
-            np.maximum.at(slack, self.groups, self.losses - self.vectors @ w)
+            if margins is None:
+                margins = self.vectors @ w
+            np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
+
+    def _dual_solution(self, alpha, form):
+        """The QPSolution of multipliers alpha of (D) found with the Gram matrix formed:
+        w = sum_k alpha_k a_k[R], and its margins w.a_k = (K alpha)_k without touching the
+        dim(w)-long rows again when every component is regularised."""
+        w = self._weights(alpha)
+        margins = self._gram_buffer[:len(self), :len(self)] @ alpha \
+            if self._all_regularized else None
+        slack = self.slacks(w, margins)
+        self._solved = (w, slack.copy())  # exact slacks at w: slacks(w) returns them
+        return self._solution(w, alpha, slack, form, "optimal", 0.0)
 
     def solve(self, gap_tolerance=None, deadline=None):
         """Solve the restricted QP; raise QPError when neither SMO nor cvxopt can.
@@ -246,6 +280,7 @@ class WorkingSet:
         ``deadline``: a ``time.perf_counter()`` value; QPTimeout is raised once it passes
         (checked between SMO rounds, every active-set step and before each cvxopt attempt).
         """
+        self._solved = None
         if len(self) == 0:
             return QPSolution(w=np.zeros(self.n_features), alpha=np.empty(0),
                               slack=np.zeros(len(self.group_bounds)), dual_objective=0.0,
@@ -307,9 +342,7 @@ class WorkingSet:
                 return None
             _check_deadline(deadline)
             self._newton_polish(alpha, group_index, bounds)
-        w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
-        return self._solution(w, alpha, self.slacks(w), "smo", "optimal", 0.0)
+        return self._dual_solution(alpha, "smo")
 
     def _solve_active_set(self, gap_tolerance, deadline):
         """(D) by the warm-started active-set method of svmstruct_api._active_set; None when
@@ -329,9 +362,7 @@ class WorkingSet:
                 None if deadline is None else lambda: _check_deadline(deadline))
         except ActiveSetStuck:
             return None
-        w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
-        return self._solution(w, alpha, self.slacks(w), "active-set", "optimal", 0.0)
+        return self._dual_solution(alpha, "active-set")
 
     def _newton_polish(self, alpha, group_index, bounds):
         """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
@@ -432,8 +463,7 @@ class WorkingSet:
             return None
         alpha = np.maximum(np.array(sol["x"]).ravel(), 0.0)
         z = np.array(sol["z"]).ravel()
-        w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
+        w = self._weights(alpha)
         if free.any():
             w[free] = np.array(sol["y"]).ravel()
         slack = np.zeros(len(self.group_bounds))
@@ -468,9 +498,16 @@ class WorkingSet:
         return self._solution(x[:d], alpha, slack, "primal", status, ridge)
 
     def _solution(self, w, alpha, slack, form, status, ridge):
+        """The QPSolution of (w, alpha, slack); D(alpha) = Delta.alpha - 1/2 alpha^T K alpha
+        from the Gram matrix when it is formed (O(K^2)), else from |sum_k alpha_k a_k[R]|^2
+        (cvxopt's primal form: its w need not be exactly sum_k alpha_k a_k)."""
         reg = self.regularized
-        w_reg = alpha @ self.vectors[:, reg]
-        dual = float(alpha @ self.losses - 0.5 * w_reg @ w_reg)
+        if self._gram_size == len(self):
+            quadratic = alpha @ (self._gram_buffer[:len(self), :len(self)] @ alpha)
+        else:
+            w_reg = alpha @ self._regularized_rows()
+            quadratic = w_reg @ w_reg
+        dual = float(alpha @ self.losses - 0.5 * quadratic)
         primal = float(0.5 * w[reg] @ w[reg] + self.group_bounds @ slack)
         return QPSolution(w=w, alpha=alpha, slack=slack, dual_objective=dual,
                           primal_objective=primal, form=form, status=status, ridge=ridge)
