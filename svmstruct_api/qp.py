@@ -76,6 +76,8 @@ _ACTIVE_SET_MIN_STEPS = 100
 #: ... and its scope: at most this many groups, and a KKT system of at most this many rows
 _ACTIVE_SET_MAX_GROUPS = 8
 _ACTIVE_SET_MAX_SYSTEM = 400
+#: ... and the support size up to which it is tried before SMO (_methods)
+_ACTIVE_SET_FAST_FACE = 200
 #: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
 _MAX_PRIMAL_VARIABLES = 4000
 
@@ -287,14 +289,30 @@ class WorkingSet:
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
         solution = None
         if self.solver == "smo" and not self._free_components_in_use():
-            if self._dual_is_smaller():
-                solution = self._solve_smo(gap_tolerance, deadline)
-            elif self._active_set_is_small():
-                solution = self._solve_active_set(gap_tolerance, deadline)
+            for method in self._methods():
+                solution = method(gap_tolerance, deadline)
+                if solution is not None:
+                    break
         if solution is None:
             solution = self._solve_cvxopt(deadline)
         self._alpha_buffer[:len(self)] = solution.alpha
         return solution
+
+    def _methods(self):
+        """The solvers of (D) to try in turn before cvxopt, by their cost on this working
+        set: the active set first where its KKT systems stay small (few groups, and a warm
+        start whose support has at most _ACTIVE_SET_FAST_FACE multipliers -- SMO crawls on
+        the ill-conditioned Gram matrices of near-parallel cuts, where the active set takes
+        a few exact steps), or where K > dim(w) + #groups (a rank-deficient G); SMO first
+        otherwise (a large face costs the active set O(face^3) per step); each the other's
+        fallback."""
+        smo = [self._solve_smo] if self._dual_is_smaller() else []
+        if not self._active_set_is_small():
+            return smo
+        support = int(np.count_nonzero(self.alpha))
+        if not smo or support + len(self.group_bounds) <= _ACTIVE_SET_FAST_FACE:
+            return [self._solve_active_set, *smo]
+        return [*smo, self._solve_active_set]
 
     def _dual_is_smaller(self):
         """(D) has K variables, (P) dim(w) + #groups: with few features and many constraints,
@@ -381,7 +399,12 @@ class WorkingSet:
         system[:m, m:] = membership.T
         system[m:, :m] = membership
         rhs = np.concatenate([grad[idx], np.zeros(t)])
-        delta = np.linalg.lstsq(system, rhs, rcond=None)[0][:m]
+        try:  # LU, O((m + t)^3 / 3); a least-squares solve (SVD) cost ten times that
+            delta = np.linalg.solve(system, rhs)[:m]
+        except np.linalg.LinAlgError:
+            return  # a singular face: leave it to SMO
+        if not np.all(np.isfinite(delta)):
+            return
         growth = np.bincount(groups, delta, len(bounds))
         if np.any(np.abs(growth[tight]) > 1e-9 * bounds[tight]):
             return  # the face's equations are inconsistent: leave it to SMO
