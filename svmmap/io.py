@@ -95,7 +95,7 @@ MISSING_QID = "missing qid:<id> after the label"
 
 
 def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None, n_threads=1):
+                  max_abs_value=None, n_threads=1, dtype=np.float64):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -124,10 +124,15 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     n_threads : int
         Threads parsing a file: its text is cut at line ends into up to that many chunks of
         at least 1 MiB, parsed in parallel and merged; the result is the same as with one.
+    dtype : np.float64 (default) or np.float32
+        The storage of X's values.  float32 halves them (each file is parsed in float64 and
+        converted as soon as it is read); a value beyond float32's range (3.4e38) is refused
+        with file and line.  The learners compute in float64: a model trained on float32 X is
+        the float64 model of the values rounded to float32.
 
     Returns
     -------
-    X : scipy.sparse.csr_matrix of float64, shape (m, d)
+    X : scipy.sparse.csr_matrix of float64 (or ``dtype``), shape (m, d)
         Feature values; zeros are not stored, column indices are sorted.
     y : ndarray of float64, shape (m,)
     qid : ndarray, shape (m,)
@@ -152,7 +157,11 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or \
             n_threads < 1:
         raise InputFormatError(f"n_threads must be a positive integer, got {n_threads!r}")
-    limits = (n_features, math.inf if max_abs_value is None else float(max_abs_value))
+    dtype = _storage_dtype(dtype)
+    largest = math.inf if max_abs_value is None else float(max_abs_value)
+    if dtype == np.float32:
+        largest = min(largest, float(np.finfo(np.float32).max))
+    limits = (n_features, largest)
     parts = []
     with ExitStack() as stack:
         sources = [source for given in path_or_paths for source in _sources(given, stack)]
@@ -164,6 +173,7 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
             with source if isinstance(source, _Source) else _Source(source) as opened:
                 parts.append(_parse_source(opened, limits, group, return_comments,
                                            thread_count(n_threads)))
+                parts[-1].values = parts[-1].values.astype(dtype, copy=False)
     if n_features is None:
         n_features = max(part.max_index for part in parts)
     X = _csr(parts, n_features)
@@ -175,6 +185,17 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     if not return_comments:
         return X, y, qid
     return X, y, qid, [c for part in parts for c in part.comments]
+
+
+def _storage_dtype(dtype):
+    """np.float64 or np.float32, the storages load_svmlight offers for X."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        dtype = None
+    if dtype not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be np.float64 or np.float32, got {dtype!r}")
+    return dtype
 
 
 @dataclass
