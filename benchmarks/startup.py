@@ -4,8 +4,10 @@ For ``svmmap_learn --help``, an argument error (``svmmap_learn -c x a b``), a pa
 (``-c 0``), ``svmmap_classify --help``, ``svmmap_baseline_learn --help``, and the two commands
 doing their work on a file small enough that start-up is all there is to it (training on 20
 queries x 10 documents x 5 features, scoring them): the median wall time of
-``--repeats`` runs, interleaved with ``python -c pass`` runs so that both see the same machine
-state, their difference and ratio; and from ``python -X importtime -c "import svmmap.cli"``
+``--repeats`` runs, interleaved with ``python -c pass`` and ``python -c "import numpy"``
+runs so that all see the same machine state, their difference and ratio, and the
+difference to ``import numpy`` (the yardstick of issue 23: a training call on a
+200-document file at most 0.15 s more); and from ``python -X importtime -c "import svmmap.cli"``
 the cumulative import time and which heavy packages (numpy, scipy, cvxopt, sklearn,
 matplotlib, pandas, dask) the import pulls in.
 
@@ -32,6 +34,8 @@ from _common import RESULTS, record
 BIN = Path(sys.executable).parent
 HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
 BARE = [sys.executable, "-c", "pass"]
+#: the issue's yardstick for a small training run: at most 0.15 s more than this
+NUMPY = [sys.executable, "-c", "import numpy"]
 
 
 def commands(tmp):
@@ -88,13 +92,15 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, command in commands(Path(tmp)).items():
-            bare, tool = [], []
+            bare, numpy, tool = [], [], []
             for _ in range(args.repeats):
                 bare.append(wall(BARE))
+                numpy.append(wall(NUMPY))
                 tool.append(wall(command))
-            b, t = statistics.median(bare), statistics.median(tool)
+            b, n, t = (statistics.median(x) for x in (bare, numpy, tool))
             rows.append({"label": args.label, "command": name, "seconds": t,
-                         "bare_seconds": b, "difference": t - b, "ratio": t / b})
+                         "bare_seconds": b, "difference": t - b, "ratio": t / b,
+                         "numpy_seconds": n, "difference_to_numpy": t - n})
     import_us, heavy = import_profile()
     rows.append({"label": args.label, "command": "python -X importtime -c 'import svmmap.cli'",
                  "import_seconds": import_us / 1e6, "heavy_imports": heavy})
@@ -104,15 +110,18 @@ def main():
     if path.exists():
         kept = [r for r in json.loads(path.read_text())["rows"] if r["label"] != args.label]
     rows = kept + rows
-    lines = ["| version | command | median s | python -c pass s | difference s | ratio |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| version | command | median s | python -c pass s | difference s | ratio | "
+             "python -c 'import numpy' s | difference to it s |",
+             "|---|---|---|---|---|---|---|---|"]
     imports = ["", "| version | import svmmap.cli (importtime, cumulative) | heavy packages "
                "imported |", "|---|---|---|"]
     for r in rows:
         if "seconds" in r:
+            numpy_columns = f"{r['numpy_seconds']:.3f} | {r['difference_to_numpy']:+.3f}" \
+                if "numpy_seconds" in r else "- | -"  # rows recorded before the column
             lines.append(f"| {r['label']} | `{r['command']}` | {r['seconds']:.3f} | "
                          f"{r['bare_seconds']:.3f} | {r['difference']:+.3f} | "
-                         f"{r['ratio']:.1f} |")
+                         f"{r['ratio']:.1f} | {numpy_columns} |")
         else:
             imports.append(f"| {r['label']} | {r['import_seconds']:.3f} s | "
                            f"{', '.join(r['heavy_imports']) or 'none'} |")

@@ -96,7 +96,8 @@ MISSING_QID = "missing qid:<id> after the label"
 
 
 def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None, n_threads=1, max_label=None, files_read=None):
+                  max_abs_value=None, n_threads=1, max_label=None, files_read=None,
+                  dtype=np.float64):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters
@@ -136,10 +137,15 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
         The data files index files list, and the group files beside them, are appended to it
         before they are read: for an index file on standard input or in a pipe, which
         :func:`input_files` does not read (the commands check their output against them).
+    dtype : np.float64 (default) or np.float32
+        The storage of X's values.  float32 halves them (each file is parsed in float64 and
+        converted as soon as it is read); a value beyond float32's range (3.4e38) is refused
+        with file and line.  The learners compute in float64: a model trained on float32 X is
+        the float64 model of the values rounded to float32.
 
     Returns
     -------
-    X : scipy.sparse.csr_matrix of float64, shape (m, d)
+    X : scipy.sparse.csr_matrix of float64 (or ``dtype``), shape (m, d)
         Feature values; zeros are not stored, column indices are sorted.
     y : ndarray of float64, shape (m,)
     qid : ndarray, shape (m,)
@@ -164,7 +170,11 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or \
             n_threads < 1:
         raise InputFormatError(f"n_threads must be a positive integer, got {n_threads!r}")
-    limits = (n_features, math.inf if max_abs_value is None else float(max_abs_value))
+    dtype = _storage_dtype(dtype)
+    largest = math.inf if max_abs_value is None else float(max_abs_value)
+    if dtype == np.float32:
+        largest = min(largest, float(np.finfo(np.float32).max))
+    limits = (n_features, largest)
     parts = []
     with ExitStack() as stack:
         sources = [source for given in path_or_paths for source in _sources(given, stack)]
@@ -179,6 +189,7 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
                 with source if isinstance(source, _Source) else _Source(source) as opened:
                     parts.append(_parse_source(opened, limits, group, return_comments,
                                                thread_count(n_threads)))
+                    parts[-1].values = parts[-1].values.astype(dtype, copy=False)
                     if max_label is not None:
                         _check_labels(opened, parts[-1].labels, max_label)
             except MemoryError:  # name the file being read (the command adds what to do)
@@ -233,6 +244,17 @@ def _number_group_queries(parts, sources):
     for part in parts:
         part.qid = part.qid + offset
         offset = int(part.qid[-1]) if len(part.qid) else offset
+
+
+def _storage_dtype(dtype):
+    """np.float64 or np.float32, the storages load_svmlight offers for X."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        dtype = None
+    if dtype not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be np.float64 or np.float32, got {dtype!r}")
+    return dtype
 
 
 @dataclass

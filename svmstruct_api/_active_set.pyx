@@ -41,7 +41,7 @@ Every step raises f or shrinks F, so the method ends; a step budget bounds it an
 (cycling under rounding) and the caller falls back to cvxopt when it reports failure.
 Warm start: the previous solve's multipliers (new constraints at 0).  Their support is
 normally the last face (nonsingular); when it is not (after SMO or cvxopt, whose supports
-need not be independent: LAPACK's condition estimate says so), the face is rebuilt from one
+need not be independent: the condition estimate says so), the face is rebuilt from one
 variable per group by the same entering step, a dependent variable being exchanged along
 the zero-curvature direction in whichever sense does not decrease f.
 """
@@ -50,7 +50,6 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport INFINITY, fabs
-from scipy.linalg.cython_lapack cimport dgecon, dgetrf, dgetrs
 
 cnp.import_array()
 
@@ -65,6 +64,101 @@ cdef double _NEGLIGIBLE = 1e-10
 cdef Py_ssize_t _REFINEMENTS = 3
 
 
+# -- dense LU of the face's KKT system (row-major, partial pivoting) ----------------------
+# The systems have a few hundred rows at most; plain loops keep LAPACK (scipy.linalg, a
+# third of a second to import) out of every run.
+
+cdef bint _lu_factor(double *a, Py_ssize_t n, intp *piv) noexcept nogil:
+    """a <- its LU factors with row pivoting (P a = L U, unit L below the diagonal);
+    False when a pivot is exactly 0 (a singular matrix)."""
+    cdef Py_ssize_t i, j, k, p
+    cdef double big, factor, t
+    for k in range(n):
+        p, big = k, fabs(a[k * n + k])
+        for i in range(k + 1, n):
+            if fabs(a[i * n + k]) > big:
+                p, big = i, fabs(a[i * n + k])
+        piv[k] = p
+        if big == 0.0:
+            return False
+        if p != k:
+            for j in range(n):
+                t = a[k * n + j]
+                a[k * n + j] = a[p * n + j]
+                a[p * n + j] = t
+        for i in range(k + 1, n):
+            factor = a[i * n + k] / a[k * n + k]
+            a[i * n + k] = factor
+            if factor != 0.0:
+                for j in range(k + 1, n):
+                    a[i * n + j] -= factor * a[k * n + j]
+    return True
+
+
+cdef void _lu_solve(const double *lu, Py_ssize_t n, const intp *piv, double *b) noexcept nogil:
+    """b <- A^{-1} b from _lu_factor's factors of A."""
+    cdef Py_ssize_t i, j
+    cdef double t
+    for i in range(n):
+        if piv[i] != i:
+            t = b[i]
+            b[i] = b[piv[i]]
+            b[piv[i]] = t
+    for i in range(n):
+        t = b[i]
+        for j in range(i):
+            t -= lu[i * n + j] * b[j]
+        b[i] = t
+    for i in range(n - 1, -1, -1):
+        t = b[i]
+        for j in range(i + 1, n):
+            t -= lu[i * n + j] * b[j]
+        b[i] = t / lu[i * n + i]
+
+
+cdef double _symmetric_rcond(const double *lu, Py_ssize_t n, const intp *piv, double anorm,
+                             double *work) noexcept nogil:
+    """1 / (|A|_1 |A^{-1}|_1) for a symmetric A, |A^{-1}|_1 estimated by Hager's method
+    (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Alg. 15.1: what
+    LAPACK's dgecon estimates), A^{-T} = A^{-1}; 0 when the estimate is not finite.
+    ``work`` holds 3n doubles."""
+    cdef double *x = work
+    cdef double *y = &work[n]
+    cdef double *z = &work[2 * n]
+    cdef double estimate = 0.0, norm, dot, best
+    cdef Py_ssize_t i, j, it
+    if anorm == 0.0:
+        return 0.0
+    for i in range(n):
+        x[i] = 1.0 / n
+    for it in range(5):
+        for i in range(n):
+            y[i] = x[i]
+        _lu_solve(lu, n, piv, y)  # y = A^{-1} x
+        norm = 0.0
+        for i in range(n):
+            norm += fabs(y[i])
+        if it > 0 and norm <= estimate:
+            break
+        estimate = norm
+        for i in range(n):
+            z[i] = 1.0 if y[i] >= 0.0 else -1.0
+        _lu_solve(lu, n, piv, z)  # z = A^{-T} sign(y)
+        j, best, dot = 0, -1.0, 0.0
+        for i in range(n):
+            dot += z[i] * x[i]
+            if fabs(z[i]) > best:
+                j, best = i, fabs(z[i])
+        if best <= dot:
+            break
+        for i in range(n):
+            x[i] = 0.0
+        x[j] = 1.0
+    if not (estimate < INFINITY) or estimate == 0.0:
+        return 0.0
+    return 1.0 / (anorm * estimate)
+
+
 class ActiveSetStuck(Exception):
     """No step is possible although the gap is open (rounding): cvxopt takes over."""
 
@@ -75,7 +169,7 @@ cdef class _Solver:
     cdef const intp[::1] group
     cdef Py_ssize_t k, n_groups, capacity, m
     cdef double[::1] x, grad, system, lu, rhs, work
-    cdef int[::1] pivots, iwork
+    cdef intp[::1] pivots
     cdef intp[::1] face, position
 
     def __init__(self, gram, losses, group, bounds, Py_ssize_t capacity):
@@ -90,8 +184,7 @@ cdef class _Solver:
         self.lu = np.empty(size * size)
         self.rhs = np.empty(size)
         self.work = np.empty(4 * size)
-        self.pivots = np.empty(size, dtype=np.intc)
-        self.iwork = np.empty(size, dtype=np.intc)
+        self.pivots = np.empty(size, dtype=np.intp)
         self.face = np.empty(self.capacity + 1, dtype=np.intp)
         self.position = np.full(n, -1, dtype=np.intp)
         self.m = 0
@@ -115,11 +208,9 @@ cdef class _Solver:
 
     cdef double factor(self) except -1.0:
         """Build the face's KKT system and factor it; return its reciprocal condition
-        number (LAPACK's 1-norm estimate), 0 when it is exactly singular."""
+        number (Hager's 1-norm estimate, as LAPACK's dgecon), 0 when it is exactly singular."""
         cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, r, c
-        cdef int size = <int> n, info = 0
-        cdef double anorm = 0.0, colsum, rcond = 0.0
-        cdef char norm = b'1'
+        cdef double anorm = 0.0, colsum
         for r in range(n * n):
             self.system[r] = 0.0
         for r in range(m):
@@ -135,19 +226,13 @@ cdef class _Solver:
             anorm = max(anorm, colsum)
         for r in range(n * n):
             self.lu[r] = self.system[r]
-        dgetrf(&size, &size, &self.lu[0], &size, &self.pivots[0], &info)
-        if info != 0:
+        if not _lu_factor(&self.lu[0], n, &self.pivots[0]):
             return 0.0
-        dgecon(&norm, &size, &self.lu[0], &size, &anorm, &rcond, &self.work[0],
-               &self.iwork[0], &info)
-        return rcond
+        return _symmetric_rcond(&self.lu[0], n, &self.pivots[0], anorm, &self.work[0])
 
     cdef void solve(self) noexcept nogil:
-        """rhs <- KKT_F^{-1} rhs (the system is symmetric: row or column order alike)."""
-        cdef int size = <int> (self.m + self.n_groups), one = 1, info = 0
-        cdef char trans = b'N'
-        dgetrs(&trans, &size, &one, &self.lu[0], &size, &self.pivots[0], &self.rhs[0], &size,
-               &info)
+        """rhs <- KKT_F^{-1} rhs."""
+        _lu_solve(&self.lu[0], self.m + self.n_groups, &self.pivots[0], &self.rhs[0])
 
     cdef void add(self, Py_ssize_t v) noexcept nogil:
         self.position[v] = self.m

@@ -76,6 +76,8 @@ _ACTIVE_SET_MIN_STEPS = 100
 #: ... and its scope: at most this many groups, and a KKT system of at most this many rows
 _ACTIVE_SET_MAX_GROUPS = 8
 _ACTIVE_SET_MAX_SYSTEM = 400
+#: ... and the support size up to which it is tried before SMO (_methods)
+_ACTIVE_SET_FAST_FACE = 200
 #: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
 _MAX_PRIMAL_VARIABLES = 4000
 
@@ -127,6 +129,8 @@ class WorkingSet:
         #: the leading constraints whose rows and columns of the Gram matrix are formed
         self._gram_size = 0
         self._gram_buffer = np.empty((0, 0))
+        #: (w, slacks at w) of the last solve, until the working set changes
+        self._solved = None
         self._allocate(16)
 
     def _allocate(self, capacity):
@@ -190,10 +194,23 @@ class WorkingSet:
         self._gram_buffer[:g, g:end] = rows[:, :g].T
         self._gram_size = end
 
+    def _regularized_rows(self):
+        """a_k[R] of every constraint: the rows themselves when every component is
+        regularised (no copy: a boolean column mask would copy the K x dim(w) rows)."""
+        return self.vectors if self._all_regularized else self.vectors[:, self.regularized]
+
     def _squared_norms(self):
         """|a_k[R]|^2 of every constraint (the Gram matrix's diagonal, without forming it)."""
-        rows = self.vectors if self._all_regularized else self.vectors[:, self.regularized]
+        rows = self._regularized_rows()
         return np.einsum("ij,ij->i", rows, rows)
+
+    def _weights(self, alpha):
+        """w_R = sum_k alpha_k a_k[R] (0 elsewhere): one pass over the rows, no copy."""
+        if self._all_regularized:
+            return alpha @ self.vectors
+        w = np.zeros(self.n_features)
+        w[self.regularized] = alpha @ self._regularized_rows()
+        return w
 
     def add(self, groups, vectors, losses):
         """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}."""
@@ -201,6 +218,7 @@ class WorkingSet:
         added = len(vectors)
         if added == 0:
             return
+        self._solved = None
         n, end = self._size, self._size + added
         if end > len(self._loss_buffer):
             self._allocate(max(2 * len(self._loss_buffer), end))
@@ -213,6 +231,7 @@ class WorkingSet:
     def remove(self, keep):
         """Keep only the constraints where the boolean mask ``keep`` is True."""
         kept = np.flatnonzero(np.asarray(keep, dtype=bool))
+        self._solved = None
         m = len(kept)
         self._vector_buffer[:m] = self._vector_buffer[kept]
         formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
@@ -229,13 +248,30 @@ class WorkingSet:
         optimum's active set is the natural start for the new QP."""
         self.group_bounds = np.asarray(group_bounds, dtype=float)
         self._alpha_buffer[:self._size] *= factor
+        self._solved = None
 
-    def slacks(self, w):
-        """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w."""
+    def slacks(self, w, margins=None):
+        """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w
+        (``margins``: the w.a_k when known, e.g. K alpha for w = sum_k alpha_k a_k)."""
+        if margins is None and self._solved is not None and w is self._solved[0]:
+            return self._solved[1].copy()  # the last solve's w: its slacks are known
         slack = np.zeros(len(self.group_bounds))
         if len(self):
-            np.maximum.at(slack, self.groups, self.losses - self.vectors @ w)
+            if margins is None:
+                margins = self.vectors @ w
+            np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
+
+    def _dual_solution(self, alpha, form):
+        """The QPSolution of multipliers alpha of (D) found with the Gram matrix formed:
+        w = sum_k alpha_k a_k[R], and its margins w.a_k = (K alpha)_k without touching the
+        dim(w)-long rows again when every component is regularised."""
+        w = self._weights(alpha)
+        margins = self._gram_buffer[:len(self), :len(self)] @ alpha \
+            if self._all_regularized else None
+        slack = self.slacks(w, margins)
+        self._solved = (w, slack.copy())  # exact slacks at w: slacks(w) returns them
+        return self._solution(w, alpha, slack, form, "optimal", 0.0)
 
     def solve(self, gap_tolerance=None, deadline=None):
         """Solve the restricted QP; raise QPError when neither SMO nor cvxopt can.
@@ -246,20 +282,37 @@ class WorkingSet:
         ``deadline``: a ``time.perf_counter()`` value; QPTimeout is raised once it passes
         (checked between SMO rounds, every active-set step and before each cvxopt attempt).
         """
+        self._solved = None
         if len(self) == 0:
             return QPSolution(w=np.zeros(self.n_features), alpha=np.empty(0),
                               slack=np.zeros(len(self.group_bounds)), dual_objective=0.0,
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
         solution = None
         if self.solver == "smo" and not self._free_components_in_use():
-            if self._dual_is_smaller():
-                solution = self._solve_smo(gap_tolerance, deadline)
-            elif self._active_set_is_small():
-                solution = self._solve_active_set(gap_tolerance, deadline)
+            for method in self._methods():
+                solution = method(gap_tolerance, deadline)
+                if solution is not None:
+                    break
         if solution is None:
             solution = self._solve_cvxopt(deadline)
         self._alpha_buffer[:len(self)] = solution.alpha
         return solution
+
+    def _methods(self):
+        """The solvers of (D) to try in turn before cvxopt, by their cost on this working
+        set: the active set first where its KKT systems stay small (few groups, and a warm
+        start whose support has at most _ACTIVE_SET_FAST_FACE multipliers -- SMO crawls on
+        the ill-conditioned Gram matrices of near-parallel cuts, where the active set takes
+        a few exact steps), or where K > dim(w) + #groups (a rank-deficient G); SMO first
+        otherwise (a large face costs the active set O(face^3) per step); each the other's
+        fallback."""
+        smo = [self._solve_smo] if self._dual_is_smaller() else []
+        if not self._active_set_is_small():
+            return smo
+        support = int(np.count_nonzero(self.alpha))
+        if not smo or support + len(self.group_bounds) <= _ACTIVE_SET_FAST_FACE:
+            return [self._solve_active_set, *smo]
+        return [*smo, self._solve_active_set]
 
     def _dual_is_smaller(self):
         """(D) has K variables, (P) dim(w) + #groups: with few features and many constraints,
@@ -307,9 +360,7 @@ class WorkingSet:
                 return None
             _check_deadline(deadline)
             self._newton_polish(alpha, group_index, bounds)
-        w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
-        return self._solution(w, alpha, self.slacks(w), "smo", "optimal", 0.0)
+        return self._dual_solution(alpha, "smo")
 
     def _solve_active_set(self, gap_tolerance, deadline):
         """(D) by the warm-started active-set method of svmstruct_api._active_set; None when
@@ -329,9 +380,7 @@ class WorkingSet:
                 None if deadline is None else lambda: _check_deadline(deadline))
         except ActiveSetStuck:
             return None
-        w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
-        return self._solution(w, alpha, self.slacks(w), "active-set", "optimal", 0.0)
+        return self._dual_solution(alpha, "active-set")
 
     def _newton_polish(self, alpha, group_index, bounds):
         """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
@@ -350,7 +399,12 @@ class WorkingSet:
         system[:m, m:] = membership.T
         system[m:, :m] = membership
         rhs = np.concatenate([grad[idx], np.zeros(t)])
-        delta = np.linalg.lstsq(system, rhs, rcond=None)[0][:m]
+        try:  # LU, O((m + t)^3 / 3); a least-squares solve (SVD) cost ten times that
+            delta = np.linalg.solve(system, rhs)[:m]
+        except np.linalg.LinAlgError:
+            return  # a singular face: leave it to SMO
+        if not np.all(np.isfinite(delta)):
+            return
         growth = np.bincount(groups, delta, len(bounds))
         if np.any(np.abs(growth[tight]) > 1e-9 * bounds[tight]):
             return  # the face's equations are inconsistent: leave it to SMO
@@ -432,8 +486,7 @@ class WorkingSet:
             return None
         alpha = np.maximum(np.array(sol["x"]).ravel(), 0.0)
         z = np.array(sol["z"]).ravel()
-        w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self.vectors[:, self.regularized]
+        w = self._weights(alpha)
         if free.any():
             w[free] = np.array(sol["y"]).ravel()
         slack = np.zeros(len(self.group_bounds))
@@ -468,9 +521,16 @@ class WorkingSet:
         return self._solution(x[:d], alpha, slack, "primal", status, ridge)
 
     def _solution(self, w, alpha, slack, form, status, ridge):
+        """The QPSolution of (w, alpha, slack); D(alpha) = Delta.alpha - 1/2 alpha^T K alpha
+        from the Gram matrix when it is formed (O(K^2)), else from |sum_k alpha_k a_k[R]|^2
+        (cvxopt's primal form: its w need not be exactly sum_k alpha_k a_k)."""
         reg = self.regularized
-        w_reg = alpha @ self.vectors[:, reg]
-        dual = float(alpha @ self.losses - 0.5 * w_reg @ w_reg)
+        if self._gram_size == len(self):
+            quadratic = alpha @ (self._gram_buffer[:len(self), :len(self)] @ alpha)
+        else:
+            w_reg = alpha @ self._regularized_rows()
+            quadratic = w_reg @ w_reg
+        dual = float(alpha @ self.losses - 0.5 * quadratic)
         primal = float(0.5 * w[reg] @ w[reg] + self.group_bounds @ slack)
         return QPSolution(w=w, alpha=alpha, slack=slack, dual_objective=dual,
                           primal_objective=primal, form=form, status=status, ridge=ridge)

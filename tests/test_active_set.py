@@ -88,6 +88,22 @@ def test_solver_by_the_shape_of_the_problem():
     assert small.solve().form == "smo"
 
 
+def test_small_support_goes_to_the_active_set_first_and_large_to_smo(monkeypatch):
+    """K <= dim(w) + #groups with few groups: the active set while the warm start's support
+    is small (SMO crawls on near-parallel cuts), SMO beyond _ACTIVE_SET_FAST_FACE; both
+    reach cvxopt's optimum."""
+    rng = np.random.default_rng(8)
+    base = rng.normal(size=20)
+    vectors = base + 1e-3 * rng.normal(size=(12, 20))  # near-parallel cuts: ill-conditioned
+    losses = rng.uniform(0.5, 1, 12)
+    reference = _working_set(vectors, losses, np.zeros(12, int), [100.0], "cvxopt").solve()
+    for fast_face, form in ((200, "active-set"), (0, "smo")):
+        monkeypatch.setattr(qp_module, "_ACTIVE_SET_FAST_FACE", fast_face)
+        solution = _working_set(vectors, losses, np.zeros(12, int), [100.0], "smo").solve()
+        assert solution.form == form
+        assert solution.dual_objective == pytest.approx(reference.dual_objective, rel=1e-7)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_active_set_reaches_the_optimum_of_both_cvxopt_forms(seed):
     vectors, losses, groups, bounds = _problem(seed)
@@ -144,8 +160,11 @@ def test_warm_start_from_other_solvers_multipliers(previous):
     assert solution.dual_objective == pytest.approx(dual.dual_objective, abs=2e-8)
 
 
-def test_smo_multipliers_as_warm_start():
-    """K crosses dim(w) + 1 during the run: SMO's last multipliers start the active set."""
+def test_smo_multipliers_as_warm_start(monkeypatch):
+    """K crosses dim(w) + 1 during the run: SMO's last multipliers start the active set.
+    (SMO goes first only while the support is larger than _ACTIVE_SET_FAST_FACE: set to 0
+    here, so SMO takes every QP with K <= dim(w) + 1.)"""
+    monkeypatch.setattr(qp_module, "_ACTIVE_SET_FAST_FACE", 0)
     rng = np.random.default_rng(5)
     d = 8
     vectors, losses = rng.normal(size=(30, d)), rng.uniform(0, 1, 30)

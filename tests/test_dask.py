@@ -244,7 +244,15 @@ def test_learn_joins_a_scheduler_and_reads_a_glob(client, tmp_path, capsys):
                        pattern, str(tmp_path / "model.json")]) == 0
     assert f"Read {len(y)} documents, 24 queries" in capsys.readouterr().out
     reference = SVMMap(C=10, epsilon=1e-6).fit(X, y, qid)
-    _assert_close(SVMMap.load(tmp_path / "model.json").coef_, reference.coef_)
+    model = SVMMap.load(tmp_path / "model.json")
+    # the same optimum: the objectives agree within the stopping rule, and each w is within
+    # its certified gap of the optimum (|w - w*|^2 / 2 <= the duality gap); the path to it
+    # (the stabilised oracle points of svmstruct_api.learner) may differ with the rounding
+    # of another summation order
+    ours, theirs = model.training_result_, reference.training_result_
+    assert ours.primal_objective == pytest.approx(theirs.primal_objective, rel=2e-6)
+    assert np.linalg.norm(model.coef_ - reference.coef_) <= \
+        np.sqrt(2 * max(ours.duality_gap, 0)) + np.sqrt(2 * max(theirs.duality_gap, 0))
 
 
 def test_learn_on_local_workers_reports_a_bad_shard_line(tmp_path, capsys):

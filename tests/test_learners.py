@@ -154,3 +154,29 @@ def test_pruning_inactive_constraints_keeps_the_optimum():
     assert full.converged and pruned.converged
     assert pruned.working_set_size < full.working_set_size
     assert abs(pruned.primal_objective - full.primal_objective) <= C * epsilon
+
+
+@pytest.mark.parametrize("C", [1.0, 1000.0])
+@pytest.mark.parametrize("rules", [{"epsilon": None, "rel_gap": 1e-7},
+                                   {"epsilon": 1e-6, "rel_gap": None}])
+def test_stabilised_oracle_points_reach_the_plain_methods_optimum(monkeypatch, C, rules):
+    """1-slack with stabilised oracle points (the default) against the plain cutting-plane
+    method (oracle always at the QP's solution): the same objective within both certified
+    gaps; at large C the stabilised points are used (some pass has oracle_step < 1) and
+    the last pass, where the rule held, is at the QP's solution."""
+    from svmstruct_api.learner import OneSlackSSVM
+
+    X, y, qid = random_collection(seed=21, n_queries=25, docs=(5, 30), n_features=12,
+                                  rate=0.3)
+    plugin = _plugin(X, y, qid)
+    stabilised = make_learner("1-slack", C=C, **rules).fit(plugin)
+    monkeypatch.setattr(OneSlackSSVM, "_stabilized", lambda self: False)
+    plain = make_learner("1-slack", C=C, **rules).fit(plugin)
+    assert stabilised.converged and plain.converged
+    assert all(r.oracle_step == 1.0 for r in plain.history)
+    if C > 1:
+        assert min(r.oracle_step for r in stabilised.history) < 1.0
+    assert stabilised.history[-1].oracle_step == 1.0
+    assert abs(stabilised.primal_objective - plain.primal_objective) <= \
+        max(stabilised.duality_gap, 0) + max(plain.duality_gap, 0) + 1.01 * C * (
+            rules["epsilon"] or 0.0) + 1e-12 * C

@@ -1,0 +1,183 @@
+"""svmmap_learn against svm_rank V1.00, side by side: wall time per (dataset, C), from
+alternating runs of the two command-line programs in one invocation.
+
+    python benchmarks/vs_svm_rank.py --svm-rank /path/to/svm_rank_learn
+    python benchmarks/vs_svm_rank.py --svm-rank ... --datasets MQ2008,sparse --Cs 1,1000
+    python benchmarks/vs_svm_rank.py --svm-rank ... --scale 0.2      # smaller synthetic sets
+
+svm_rank is not part of this repository: build it from its public source (Joachims'
+svm_rank V1.00; a mirror is github.com/greysakura/ranking_SVM_test, first commit; gcc needs
+``-fcommon``) somewhere outside it and pass the path of ``svm_rank_learn``.  Without
+``--svm-rank`` the script says so and exits 0 without measuring anything.
+
+Datasets: OHSUMED and MQ2008 Fold1 training files (../shared/data), and two synthetic sets
+written to a temporary directory by benchmarks/synthetic.py: ``dense`` (graded_dense: 20,000
+documents x 300 correlated dense features, labels 0..4) and ``sparse`` (sparse_letor: 50,000
+documents x 100,000 features, 20 nonzeros a document, binary labels); ``--scale`` shrinks
+their document counts (and the sparse set's number of features) by that factor.
+
+What is run, per (dataset, C), ``--repeats`` times, alternating (svmmap first, then
+svm_rank, then again):
+
+* ``svmmap_learn -v 0 -c C train model.json`` -- svmmap at its defaults (1-slack, the
+  relative-gap stop);
+* ``svm_rank_learn -c C/100 train model`` -- svm_rank at its default ``-e`` (0.001).  C/100:
+  svm_rank's loss is the number of swapped pairs scaled to 0..100 (svm_struct's convention
+  of losses in percent) against svmmap's 1 - AP in 0..1; both divide C by the number of
+  queries (README "What C means"), so C/100 puts the two trade-offs on one scale, as in the
+  issue that asked for this comparison.
+
+Wall time of the whole process (reading the file, training, writing the model) -- what a
+user waits for -- median over the repeats, and the ratio svmmap / svm_rank (below 1: svmmap
+is faster); whether svmmap converged (the model file's training status) and its iteration
+count; svm_rank's iteration count from its output.  The two programs optimise different
+losses (MAP vs. swapped pairs), so only times are compared.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import _common as common
+from _common import record
+
+DATASETS = ("OHSUMED", "MQ2008", "dense", "sparse")
+CS = (1.0, 100.0, 1000.0)
+LETOR = {"OHSUMED": ("OHSUMED", "Fold1", "train.txt"),
+         "MQ2008": ("MQ2008", "Fold1", "train.txt")}
+
+
+def synthetic_file(name, directory, scale):
+    """Write the synthetic set ``name`` ("dense" or "sparse") as an SVMlight file."""
+    import synthetic
+
+    from svmmap import dump_svmlight
+
+    if name == "dense":
+        X, y, qid = synthetic.graded_dense(n_docs=max(200, int(20_000 * scale)))
+    else:
+        X, y, qid = synthetic.sparse_letor(n_docs=max(200, int(50_000 * scale)),
+                                           n_features=max(1000, int(100_000 * scale)))
+    path = Path(directory) / f"{name}.txt"
+    dump_svmlight(path, X, y, qid + 1)
+    return path
+
+
+def training_file(name, directory, scale):
+    if name in LETOR:
+        return common.require_data(*LETOR[name])
+    return synthetic_file(name, directory, scale)
+
+
+def run(command):
+    """(wall seconds, completed process) of ``command``."""
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, done
+
+
+def svmmap_command(train, model, C):
+    learn = Path(sys.executable).parent / "svmmap_learn"
+    return [str(learn), "-v", "0", "-c", f"{C:g}", str(train), str(model)]
+
+
+def svmmap_outcome(model):
+    """(status, iterations) from the model file's training record."""
+    training = json.loads(Path(model).read_text())["training"]
+    return training.get("status"), training.get("iterations")
+
+
+def svm_rank_iterations(output):
+    """svm_rank's number of cutting-plane iterations, from its verbose output (None when it
+    does not say)."""
+    found = re.search(r"Number of iterations:\s*(\d+)", output)
+    return int(found.group(1)) if found else None
+
+
+def measure(svm_rank, train, C, repeats, directory):
+    """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C."""
+    ours, theirs, ratios = [], [], []
+    status = iterations = rank_iterations = None
+    for _ in range(repeats):
+        model = Path(directory) / "model.json"
+        seconds, done = run(svmmap_command(train, model, C))
+        if done.returncode != 0:
+            raise RuntimeError(f"svmmap_learn failed on {train}: {done.stderr.strip()}")
+        status, iterations = svmmap_outcome(model)
+        ours.append(seconds)
+        seconds, done = run([svm_rank, "-c", f"{C / 100:g}", str(train),
+                             str(Path(directory) / "svm_rank.model")])
+        if done.returncode != 0:
+            raise RuntimeError(f"svm_rank failed on {train}: {done.stdout[-500:]}")
+        rank_iterations = svm_rank_iterations(done.stdout)
+        theirs.append(seconds)
+        ratios.append(ours[-1] / theirs[-1])
+    return {"svmmap_seconds": statistics.median(ours),
+            "svm_rank_seconds": statistics.median(theirs),
+            "ratio": statistics.median(ratios), "ratios": ratios,
+            "svmmap_status": status, "svmmap_iterations": iterations,
+            "svm_rank_iterations": rank_iterations}
+
+
+def table(rows):
+    lines = ["| dataset | C (svm_rank -c) | svmmap s | svm_rank s | ratio (median of runs) | "
+             "svmmap status, iterations | svm_rank iterations |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['dataset']} | {r['C']:g} ({r['C'] / 100:g}) | {r['svmmap_seconds']:.2f} | "
+            f"{r['svm_rank_seconds']:.2f} | {r['ratio']:.2f} | {r['svmmap_status']}, "
+            f"{r['svmmap_iterations']} | {r['svm_rank_iterations']} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--svm-rank", help="path of svm_rank_learn (built outside the repo)")
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--Cs", default=",".join(f"{c:g}" for c in CS))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="fraction of the synthetic sets' documents and the sparse set's "
+                             "features (default 1)")
+    parser.add_argument("--note", default="", help="a line recorded with the results")
+    parser.add_argument("--name", default="vs_svm_rank",
+                        help="results/<name>.md and .json (default vs_svm_rank)")
+    args = parser.parse_args(argv)
+    if not args.svm_rank:
+        print("vs_svm_rank: no --svm-rank given: nothing measured (build svm_rank V1.00 "
+              "outside the repository and pass the path of svm_rank_learn)")
+        return None
+    if not os.access(args.svm_rank, os.X_OK):
+        sys.exit(f"vs_svm_rank: {args.svm_rank}: not an executable file")
+    datasets = [d for d in args.datasets.split(",") if d]
+    unknown = sorted(set(datasets) - set(DATASETS))
+    if unknown:
+        sys.exit(f"vs_svm_rank: unknown datasets {unknown}; known: {', '.join(DATASETS)}")
+    Cs = [float(c) for c in args.Cs.split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory() as directory:
+        for name in datasets:
+            train = training_file(name, directory, args.scale)
+            for C in Cs:
+                row = {"dataset": name, "C": C, **measure(args.svm_rank, train, C,
+                                                          args.repeats, directory)}
+                rows.append(row)
+                print(table([row]).splitlines()[-1], flush=True)
+    command = "python benchmarks/vs_svm_rank.py --svm-rank SVM_RANK_LEARN " + " ".join(
+        a for a in (argv if argv is not None else sys.argv[1:])
+        if a != args.svm_rank and not a.startswith("--svm-rank"))
+    markdown = table(rows) + ("\n\n" + args.note if args.note else "")
+    record(args.name, command.strip(), rows, markdown)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""load_svmlight(path, dtype=np.float32): X stored in float32 (the float64 values rounded),
+a value beyond float32's range refused with file and line, and a model trained on it equal
+to the float64 model within the stopping tolerance."""
+
+import numpy as np
+import pytest
+
+from svmmap import SVMMap, dump_svmlight, load_svmlight
+from svmmap.errors import InputFormatError
+
+from conftest import random_collection
+
+
+@pytest.fixture(scope="module")
+def train_file(tmp_path_factory):
+    X, y, qid = random_collection(seed=4, n_queries=30, docs=(5, 25), n_features=10, rate=0.3)
+    path = tmp_path_factory.mktemp("f32") / "train.txt"
+    dump_svmlight(path, X, y, qid)
+    return path
+
+
+def test_float32_storage_holds_the_rounded_values(train_file):
+    X64, y64, q64 = load_svmlight(train_file)
+    X32, y32, q32 = load_svmlight(train_file, dtype=np.float32)
+    assert X64.dtype == np.float64 and X32.dtype == np.float32
+    assert X32.data.nbytes * 2 == X64.data.nbytes
+    np.testing.assert_array_equal(X32.toarray(), X64.toarray().astype(np.float32))
+    np.testing.assert_array_equal(y32, y64)
+    np.testing.assert_array_equal(q32, q64)
+
+
+def test_float32_model_equals_the_float64_model_within_the_stopping_tolerance(train_file):
+    X64, y, qid = load_svmlight(train_file)
+    X32, _, _ = load_svmlight(train_file, dtype=np.float32)
+    for C in (1.0, 100.0):
+        m64 = SVMMap(C=C).fit(X64, y, qid)
+        m32 = SVMMap(C=C).fit(X32, y, qid)
+        r64, r32 = m64.training_result_, m32.training_result_
+        # the objective is 1-strongly convex, so |w - w*| <= sqrt(2 gap); float32 rounding of
+        # features in [0, 1) (relative 6e-8) moves the optimum far less than the gaps allow
+        bound = np.sqrt(2 * max(r64.duality_gap, 0)) + np.sqrt(2 * max(r32.duality_gap, 0))
+        assert np.linalg.norm(m32.coef_ - m64.coef_) <= bound + 1e-6
+        assert r32.primal_objective == pytest.approx(r64.primal_objective,
+                                                     rel=2 * SVMMap().rel_gap + 1e-6)
+
+
+def test_value_beyond_float32_is_refused_with_file_and_line(tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_text("1 qid:1 1:0.5\n0 qid:1 1:-1e39 2:0.5\n")
+    assert load_svmlight(path)[0].dtype == np.float64  # fine in float64
+    with pytest.raises(InputFormatError, match=r"big.txt:2: feature 1: value '-1e39' is too "
+                                               r"large \(magnitude at most 3.40282e\+38"):
+        load_svmlight(path, dtype=np.float32)
+
+
+@pytest.mark.parametrize("bad", [np.int32, "float16", np.complex128])
+def test_other_dtypes_are_refused(train_file, bad):
+    with pytest.raises(ValueError, match="dtype must be np.float64 or np.float32"):
+        load_svmlight(train_file, dtype=bad)
