@@ -16,7 +16,8 @@
   ``decision_function`` (svmmap.metrics; relevant means y > 0).
 * One persistence path (svmmap.model_file): ``save`` writes the kind, the model parameters
   (without the run-time settings listed in ``_runtime_params``), the input's feature count
-  and names, the fitted state (``_fitted_state``) and the training record; ``load`` /
+  and names, the fitted state (``_fitted_state``) and the training record
+  (``_model_content``); ``load`` /
   ``svmmap.model_file.load_model`` restore all of it (``_restore``), so a loaded model holds
   the same facts as a fitted one, less the timings and the per-iteration history.
 * Input goes through ``sklearn.utils.validation.validate_data``: ``n_features_in_`` and, for a
@@ -31,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
 from .errors import InputFormatError
-from .model_file import damage_reported, model_content, read_model, write_model
+from .model_file import damage_reported, model_content, model_params, read_model, write_model
 from .params import ParameterError, check, sklearn_constraints
 
 
@@ -138,12 +139,14 @@ class BaseRanker(RuleChecked, BaseEstimator):
         """Write the fitted model to ``path`` (svmmap.model_file: versioned JSON, written
         atomically)."""
         check_is_fitted(self)
-        params = {name: value.json_params() if hasattr(value, "json_params") else value
-                  for name, value in self.get_params(deep=False).items()
-                  if name not in self._runtime_params}
-        write_model(path, model_content(self.KIND, params, self.n_features_in_,
-                                        *self._fitted_state(),
-                                        getattr(self, "feature_names_in_", None)))
+        write_model(path, self._model_content())
+
+    def _model_content(self):
+        """The model file's content (svmmap.model_file.model_content) of this fitted model."""
+        return model_content(self.KIND, model_params(self.get_params(deep=False),
+                                                     self._runtime_params),
+                             self.n_features_in_, *self._fitted_state(),
+                             getattr(self, "feature_names_in_", None))
 
     @classmethod
     def load(cls, path):

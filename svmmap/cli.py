@@ -471,7 +471,7 @@ def _learn_here(args, params, selecting, callbacks, started):
 
     from . import training
     from .io import input_files, load_query_weights, load_svmlight
-    from .model_file import model_content, write_model
+    from .model_file import write_model
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
@@ -516,8 +516,7 @@ def _learn_here(args, params, selecting, callbacks, started):
             raise InputFormatError(exc.reason, args.query_weights) from None
 
     def save(path):
-        write_model(path, model_content("svmmap", training.model_params(params), n_features,
-                                        *fitted.record()))
+        write_model(path, training.model_content(params, n_features, fitted))
 
     return fitted, save, None
 

@@ -182,8 +182,12 @@ class SVMMap(BaseRanker):
 
     # -- persistence (svmmap.base.BaseRanker.save / load, svmmap.model_file) -----------------
 
-    def _fitted_state(self):
-        return training.FittedModel.from_attributes(self).record()
+    def _model_content(self):
+        """The model file's content: the one SVMMap path, svmmap_learn's too
+        (svmmap.training.model_content)."""
+        return training.model_content(self.get_params(deep=False), self.n_features_in_,
+                                      training.FittedModel.from_attributes(self),
+                                      getattr(self, "feature_names_in_", None))
 
     @classmethod
     def _params_from_file(cls, params):

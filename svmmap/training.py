@@ -24,7 +24,8 @@ from svmstruct_api.qp import QPError
 from .collection import QueryCollection, check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
-from .model_file import damage_reported, renamed
+from .model_file import damage_reported, model_params, renamed
+from .model_file import model_content as file_content
 from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
@@ -418,11 +419,11 @@ def upgrade_v1(document, v2):
     v2["model"] = model
 
 
-def model_params(params):
-    """The parameters a model file records (the run-time settings left out, a feature map
-    as its JSON parameters)."""
-    return {name: value.json_params() if hasattr(value, "json_params") else value
-            for name, value in sorted(params.items()) if name not in RUNTIME_PARAMS}
+def model_content(params, n_features_in, fitted, feature_names_in=None):
+    """The content of the model file (svmmap.model_file) of the FittedModel ``fitted`` of
+    ``params`` on ``n_features_in`` columns: what SVMMap.save and svmmap_learn write."""
+    return file_content("svmmap", model_params(params, RUNTIME_PARAMS), n_features_in,
+                        *fitted.record(), feature_names_in)
 
 
 #: dense float64 vectors of length d that training holds besides the working set's rows:
