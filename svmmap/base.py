@@ -31,6 +31,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
+from .collection import QueryCollection
 from .errors import InputFormatError
 from .model_file import damage_reported, model_content, model_params, read_model, write_model
 from .params import ParameterError, check, sklearn_constraints
@@ -98,8 +99,8 @@ class BaseRanker(RuleChecked, BaseEstimator):
     def _validate_training_data(self, X, y, qid):
         """(X, y, qid): X float64 CSR or C-contiguous dense, y numbers, qid one entry per row
         (None: every row in one query).  Sets n_features_in_ and, for a DataFrame,
-        feature_names_in_.  Finiteness is left to QueryCollection.from_arrays, which every
-        fit calls next (one scan of the values)."""
+        feature_names_in_.  X's finiteness is left to QueryCollection.from_validated, which
+        every fit calls next (``_training_collection``: one scan of the values)."""
         try:
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                                  order="C", y_numeric=True, ensure_all_finite=False,
@@ -109,6 +110,11 @@ class BaseRanker(RuleChecked, BaseEstimator):
         except ValueError as exc:
             raise InputFormatError(str(exc)) from None
         return X, y, check_qid(qid, X.shape[0])
+
+    def _training_collection(self, X, y, qid):
+        """The training documents validated (``_validate_training_data``) and checked once
+        into a QueryCollection, the trusted object training takes (svmmap.collection)."""
+        return QueryCollection.from_validated(*self._validate_training_data(X, y, qid))
 
     def _validate_X(self, X, qid=None):
         """X checked against the fitted model (NotFittedError before fit, then the number and

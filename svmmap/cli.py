@@ -467,9 +467,8 @@ def _learn_here(args, params, selecting, callbacks, started):
     """Read the data and train in this process, through svmmap.training and
     svmmap.selection (no scikit-learn unless binning); return (the
     svmmap.training.FittedModel, a function writing the model file, None)."""
-    import numpy as np
-
     from . import training
+    from .collection import QueryCollection
     from .io import input_files, load_query_weights, load_svmlight
     from .model_file import write_model
 
@@ -481,6 +480,9 @@ def _learn_here(args, params, selecting, callbacks, started):
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
                               n_threads=args.n_threads, max_label=max_label, files_read=listed)
     check_output(args.model_file, listed)
+    # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
+    # documents are grouped, not checked again
+    data = QueryCollection.from_checked(X, y, qid)
     n_features = X.shape[1]
     sample_weight = None
     if args.query_weights is not None:
@@ -488,7 +490,7 @@ def _learn_here(args, params, selecting, callbacks, started):
             raise SVMMapError("--query-weights is not available with a list of C values")
         sample_weight = load_query_weights(args.query_weights, qid)
     if args.verbose >= 1:
-        print(f"Read {X.shape[0]} documents, {len(np.unique(qid))} queries, {n_features} "
+        print(f"Read {X.shape[0]} documents, {data.n_queries} queries, {n_features} "
               f"features from {args.train_file} in {time.monotonic() - started:.1f} s",
               flush=True)
     if args.base_columns and max(args.base_columns) >= n_features:
@@ -502,16 +504,16 @@ def _learn_here(args, params, selecting, callbacks, started):
         tol = DEFAULT_SELECT_TOL if args.select_tol is None else args.select_tol
         vali = None
         if args.eval_set is not None:
-            vali = load_svmlight(args.eval_set, n_features=n_features,
-                                 max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads)
-            selection.check_validation(vali[1], vali[2], metric, args.eval_set)
-        fitted = selection.fit_c_path(params, (X, y, qid), sorted(args.C), vali, metric, tol,
+            vali = QueryCollection.from_checked(*load_svmlight(
+                args.eval_set, n_features=n_features, max_abs_value=MAX_ABS_VALUE,
+                n_threads=args.n_threads))
+        fitted = selection.fit_c_path(params, data, sorted(args.C), vali, metric, tol,
                                       callbacks, holdout_fraction=args.holdout,
-                                      refit_all=args.refit)
+                                      refit_all=args.refit, vali_path=args.eval_set)
         params = {**params, "C": fitted.selection["C"]}
     else:
         try:
-            fitted = training.fit(params, (X, y, qid), sample_weight, callbacks)
+            fitted = training.fit(params, data, sample_weight, callbacks)
         except training.QueryWeightsError as exc:  # the weights file is what is wrong
             raise InputFormatError(exc.reason, args.query_weights) from None
 

@@ -154,7 +154,7 @@ class SVMMap(BaseRanker):
         qid = training_qid(qid, group, X)
         sets = eval_sets(eval_set, eval_group, eval_qid)
         measure = validation_measure(eval_metric)
-        data = self._validate_training_data(X, y, qid)
+        data = self._training_collection(X, y, qid)
         self._set_fitted(training.fit(self.get_params(deep=False), data, sample_weight,
                                       self._callbacks(callbacks)))
         set_best_score(self, sets, eval_metric, measure)

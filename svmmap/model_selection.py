@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .base import check_qid
+from .collection import QueryCollection
 from .errors import InputFormatError
 from .estimator import SVMMap
 from .groups import eval_sets, set_best_score, training_qid
@@ -90,11 +91,17 @@ class SVMMapCV(SVMMap):
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
         qid = training_qid(qid, group, X)
-        X, y, qid = self._validate_training_data(X, y, qid)  # before any split by qid
+        data = self._training_collection(X, y, qid)  # before any split by qid
         sets = [self._validate_eval_set(entry)
                 for entry in eval_sets(eval_set, eval_group, eval_qid)]
-        fitted = fit_c_path(self.get_params(deep=False), (X, y, qid), check_c_path(self.Cs),
-                            sets[0] if sets else None, self.select_metric, self.select_tol,
+        vali = None
+        if sets:  # C is chosen on the first set, checked once here
+            try:
+                vali = QueryCollection.from_arrays(*sets[0])
+            except InputFormatError as exc:
+                raise InputFormatError(f"eval_set: {exc.reason}") from None
+        fitted = fit_c_path(self.get_params(deep=False), data, check_c_path(self.Cs),
+                            vali, self.select_metric, self.select_tol,
                             self._callbacks(callbacks), holdout_fraction=self.holdout,
                             random_state=self.random_state, refit_all=self.refit)
         self._set_fitted(fitted)

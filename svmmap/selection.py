@@ -34,7 +34,6 @@ import numpy as np
 from svmstruct_api.qp import QPError
 
 from . import metrics, training
-from .collection import check_features
 from .errors import InputFormatError
 from .measures import MEASURES, parse, parse_select_metric
 from .params import Boolean, Interval, Sequence, Text
@@ -108,28 +107,31 @@ def holdout_split(qid, fraction, random_state=0):
     return np.isin(qid, held)
 
 
-def holdout(X, y, qid, fraction, random_state=0):
-    """((X, y, qid) to train on, (X, y, qid) held out, a description of the held-out part):
-    the documents of a random ``fraction`` of the queries held out (:func:`holdout_split`);
-    X an array, a sparse matrix or a DataFrame."""
-    held = holdout_split(np.asarray(qid), fraction, random_state)
-    y, qid = np.asarray(y), np.asarray(qid)
+def holdout(collection, fraction, random_state=0):
+    """(collection to train on, collection held out, a description of the held-out part):
+    the queries of a checked QueryCollection split by :func:`holdout_split`, each part in
+    the collection's order (nothing checked again)."""
+    held = holdout_split(collection.query_ids, fraction, random_state)
     source = f"holdout {fraction:g} of the training queries (random_state={random_state})"
-    return (_rows(X, ~held), y[~held], qid[~held]), (_rows(X, held), y[held], qid[held]), \
+    return collection.subset(np.flatnonzero(~held)), collection.subset(np.flatnonzero(held)), \
         source
 
 
 def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
-               callbacks=(), *, holdout_fraction=None, random_state=0, refit_all=True):
+               callbacks=(), *, holdout_fraction=None, random_state=0, refit_all=True,
+               vali_path=None):
     """The C path's training driver, for SVMMapCV and ``svmmap_learn -c C1,C2,...``: the
     svmmap.training.FittedModel of ``params`` with C chosen along ``Cs`` (increasing) by
-    ``select_metric`` on ``vali`` ((X, y, qid) of validation documents) or, when ``vali`` is
-    None, on a held-out ``holdout_fraction`` of the training queries of ``data`` (X, y, qid;
-    :func:`holdout`), after which the model is trained again on all of ``data`` at the chosen
-    C unless ``refit_all`` is false (:func:`refit`)."""
+    ``select_metric`` on ``vali`` (the checked QueryCollection of validation documents, read
+    from ``vali_path`` if a file) or, when ``vali`` is None, on a held-out
+    ``holdout_fraction`` of the queries of ``data`` (the checked QueryCollection of the
+    training documents; :func:`holdout`), after which the model is trained again on all of
+    ``data`` at the chosen C unless ``refit_all`` is false (:func:`refit`)."""
     train, source = data, "eval_set"
     if vali is None:
-        train, vali, source = holdout(*data, holdout_fraction, random_state)
+        train, vali, source = holdout(data, holdout_fraction, random_state)
+    check_validation(vali.labels, vali.grouped_qid, select_metric, vali_path,
+                     None if vali_path else source)
     problem = training.prepare(params, train)
     fitted = select_c(params, problem, Cs, vali, select_metric, select_tol, callbacks,
                       source)
@@ -144,7 +146,8 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
              source="eval_set"):
     """Train the Problem (svmmap.training.prepare) along ``Cs`` (increasing), each
     fit warm-started from the previous one, and choose C by ``select_metric`` on ``vali``
-    ((X, y, qid) of validation documents, before any feature map).  Returns the
+    (the checked QueryCollection of validation documents, before any feature map; checked
+    for informative queries by :func:`fit_c_path`).  Returns the
     svmmap.training.FittedModel of the chosen fit, whose ``selection`` records the path:
     measure, source, chosen C, seconds, whether the path was ``interrupted`` and one row
     per C with its iterations, seconds, objectives, relative gap, status and validation
@@ -156,12 +159,11 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     status, whatever it was (the model is marked not converged, as an interrupted fit is);
     before the first fit has a result, KeyboardInterrupt propagates."""
     measure = validation_measure(select_metric)
-    X_vali, y_vali, qid_vali = vali
-    check_validation(y_vali, qid_vali, select_metric, source=source)
+    X_vali, y_vali, qid_vali = vali.X, vali.labels, vali.grouped_qid
     if problem.feature_map is not None:
-        X_vali = problem.feature_map.transform(check_features(X_vali), qid_vali)
+        X_vali = problem.feature_map.transform(X_vali, qid_vali)
     if problem.normalizer is not None:  # the scaled columns training saw
-        X_vali = problem.normalizer.scale_columns(check_features(X_vali))
+        X_vali = problem.normalizer.scale_columns(X_vali)
     plugin = problem.plugin
     start = time.perf_counter()
     path, results = [], []
@@ -199,7 +201,7 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
 
 def refit(params, data, fitted, callbacks=()):
     """After C was chosen on held-out training queries (:func:`holdout`): the FittedModel
-    trained on all the training queries ``data`` (X, y, qid) at the chosen C --
+    trained on all the training queries ``data`` (a QueryCollection) at the chosen C --
     scikit-learn's GridSearchCV ``refit`` -- its selection record marked ``"refit":
     true``; the held-out fit's path is kept in that record.  A path stopped by Ctrl-C or
     SIGTERM (``interrupted``) is not trained again: its held-out fit is kept, ``"refit":
@@ -232,11 +234,6 @@ def path_table(selection, source):
                      "Not refit (--no-refit): the model is the one trained without the "
                      "held-out queries")
     return "\n".join(lines)
-
-
-def _rows(X, mask):
-    """Rows of X (ndarray, sparse matrix or DataFrame) where ``mask`` is true."""
-    return X.iloc[mask] if hasattr(X, "iloc") else X[mask]
 
 
 # -- the experiments' grid search (svmmap.experiments) --------------------------------------

@@ -21,7 +21,7 @@ import numpy as np
 from svmstruct_api.learner import NonFiniteObjective, TrainingResult, make_learner
 from svmstruct_api.qp import QPError
 
-from .collection import QueryCollection, check_sample_weight
+from .collection import check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
 from .model_file import damage_reported, model_params, renamed
@@ -163,7 +163,9 @@ class FittedModel:
 
 def fit(params, data, sample_weight=None, callbacks=(), make_problem=None):
     """The one training driver: the FittedModel of ``params`` (SVMMap's constructor
-    arguments) trained at ``params["C"]`` on ``data``, (X, y, qid) of checked arrays.
+    arguments) trained at ``params["C"]`` on ``data``, the checked QueryCollection of the
+    training documents (checked once, where they entered: an estimator's validate_data and
+    QueryCollection.from_arrays, or the reader; nothing here checks them again).
     ``make_problem(params, data, sample_weight)`` builds the Problem (default
     :func:`prepare`: the plugin of the measure over a QueryCollection in this process;
     svmmap.dask: the partitions on the workers)."""
@@ -173,13 +175,11 @@ def fit(params, data, sample_weight=None, callbacks=(), make_problem=None):
     return FittedModel.of(problem, result)
 
 
-def prepare(params, data, sample_weight=None):
-    """The training Problem of validated arrays ``data`` = (X, y, qid): X float64 CSR or
-    C-contiguous dense, y, qid one per row; ``sample_weight`` as SVMMap.fit takes it."""
-    X, y, qid = data
-    if X.shape[1] == 0:
-        raise InputFormatError(no_features_error(X.shape, "SVMMap"))
-    collection = QueryCollection.from_arrays(X, y, qid)  # the one finiteness check, grouping
+def prepare(params, collection, sample_weight=None):
+    """The training Problem of a checked QueryCollection (``fit``); ``sample_weight`` as
+    SVMMap.fit takes it, indexed by the collection's input rows."""
+    if collection.n_features == 0:
+        raise InputFormatError(no_features_error(collection.X.shape, "SVMMap"))
     query_level = per_query_normalized(collection.X, collection.ptr)
     normalizer = None
     if params.get("normalize") is not None:  # training sees the scaled columns
@@ -194,7 +194,7 @@ def prepare(params, data, sample_weight=None):
     check_n_features(collection.n_features)
     loss = params["loss"]
     weights = None if sample_weight is None else \
-        check_sample_weight(sample_weight, qid, len(collection.rows))
+        check_sample_weight(sample_weight, collection.input_qid, len(collection.rows))
     queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
     if loss == "acc":  # a classifier learns from every document, whatever its query
         queries = None

@@ -185,7 +185,7 @@ def test_the_estimator_holds_what_the_training_driver_produces(data, fitted):
 
     X, y, qid = data
     params = fitted.get_params(deep=False)
-    model = training.fit(params, fitted._validate_training_data(X, y, qid))
+    model = training.fit(params, fitted._training_collection(X, y, qid))
     assert isinstance(model, training.FittedModel)
     np.testing.assert_array_equal(model.coef, fitted.coef_)
     held = training.FittedModel.from_attributes(fitted)

@@ -48,7 +48,7 @@ def test_batch_hook_equals_the_per_query_reference(loss, sparse):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = SVMMap(loss=loss)
-        data = model._validate_training_data(sp.csr_matrix(X) if sparse else X, y, qid)
+        data = model._training_collection(sp.csr_matrix(X) if sparse else X, y, qid)
         plugin = training.prepare(model.get_params(deep=False), data).plugin
     rng = np.random.default_rng(1)
     for w in (np.zeros(plugin.n_features), rng.normal(size=plugin.n_features)):
