@@ -70,3 +70,21 @@ def test_the_command_trusts_what_the_reader_checked(scans, data, tmp_path, optio
                        str(tmp_path / "model.json")]) == 0
     assert scans == []
     assert np.isfinite(SVMMap.load(tmp_path / "model.json").coef_).all()
+
+
+@pytest.mark.parametrize("loss", ["map", "roc", "ndcg@3", "mrr"])
+def test_the_oracle_passes_do_not_check_the_collection_again(monkeypatch, data, loss):
+    """The kernels' arrays are checked when the plugin first needs them, not on each of the
+    fit's oracle passes (the public kernel wrappers keep their guards for other callers)."""
+    import svmmap.plugins.measure
+    import svmmap.plugins.ranking
+
+    checks = []
+    for module in (svmmap.plugins.ranking, svmmap.plugins.measure):
+        original = module.checked_constraint_inputs
+        monkeypatch.setattr(module, "checked_constraint_inputs",
+                            lambda *args, f=original: checks.append(1) or f(*args))
+    X, y, qid = data
+    model = SVMMap(C=10, loss=loss).fit(X, y * 2, qid)
+    assert model.training_result_.iterations > 3
+    assert checks == [1]
