@@ -45,6 +45,7 @@ import sys
 import zlib
 from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -392,6 +393,13 @@ class _Source:
         self._whole = memoryview(data)
         self.view = self._whole[3:] if self._whole[:3] == _BOM else self._whole[:]
 
+    @cached_property
+    def first_line(self):
+        """(line number, tokens) of the first line that is not blank or a comment, or None
+        (:func:`_first_line`): found once, however many readers ask (is it an index file,
+        does it carry ``qid:``)."""
+        return _first_line(self.view)
+
     def _map(self, path):
         if os.path.isdir(path):
             raise InputFormatError("is a directory", path)
@@ -471,7 +479,7 @@ def _sources(given, stack):
     the paths an index file lists (relative to the index file's directory; for standard
     input, the working directory)."""
     source = stack.enter_context(_Source(given))
-    first = _first_line(source.view)
+    first = source.first_line
     if first is None or not _is_index_line(first[1]):
         return [source]
     path = source.path
@@ -564,7 +572,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
     """Parse one data file into a _Part; without ``qid:`` on its lines, number its queries
     from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
-    first = _first_line(source.view)
+    first = source.first_line
     has_qid = _has_qid(first)
     if group is None and not has_qid and str(path) != STDIN_NAME:
         beside = Path(f"{path}{GROUP_SUFFIX}")
@@ -601,7 +609,7 @@ def group_file(path):
     if str(path) == STDIN or not beside.is_file():
         return None
     with _Source(path) as source:
-        return None if _has_qid(_first_line(source.view)) else beside
+        return None if _has_qid(source.first_line) else beside
 
 
 def _group_qids(group, n_documents, data_path):

@@ -88,3 +88,16 @@ def test_the_oracle_passes_do_not_check_the_collection_again(monkeypatch, data, 
     model = SVMMap(C=10, loss=loss).fit(X, y * 2, qid)
     assert model.training_result_.iterations > 3
     assert checks == [1]
+
+
+def test_the_reader_finds_a_files_first_line_once(monkeypatch, data, tmp_path):
+    """Is it an index file, does it carry qid: -- one look at the first line answers both."""
+    import svmmap.io
+
+    calls, original = [], svmmap.io._first_line
+    monkeypatch.setattr(svmmap.io, "_first_line",
+                        lambda view: calls.append(1) or original(view))
+    X, y, qid = data
+    dump_svmlight(tmp_path / "train.txt", X, y, qid)
+    svmmap.io.load_svmlight(tmp_path / "train.txt")
+    assert calls == [1]
