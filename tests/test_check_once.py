@@ -93,9 +93,10 @@ def test_the_oracle_passes_do_not_check_the_collection_again(monkeypatch, data, 
 def test_the_reader_finds_a_files_first_line_once(monkeypatch, data, tmp_path):
     """Is it an index file, does it carry qid: -- one look at the first line answers both."""
     import svmmap.io
+    import svmmap.sources
 
-    calls, original = [], svmmap.io._first_line
-    monkeypatch.setattr(svmmap.io, "_first_line",
+    calls, original = [], svmmap.sources.find_first_line
+    monkeypatch.setattr(svmmap.sources, "find_first_line",
                         lambda view: calls.append(1) or original(view))
     X, y, qid = data
     dump_svmlight(tmp_path / "train.txt", X, y, qid)
