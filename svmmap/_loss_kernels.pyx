@@ -471,12 +471,21 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
     coefficients c* - c_hat of dpsi_q = X_q^T (c* - c_hat) and the margin w.dpsi_q.  X is a
     C-contiguous float64 ndarray or the CSRArrays of a sparse matrix, documents in grouped
     order.  Returns (loss (n,), coef (m,), margin (n,))."""
-    cdef LossSpec spec
     relevant = np.asarray(gains) > 0
     if kind == "ndcg":
         inputs = checked_constraint_inputs(X, w, relevant, ptr, gains)
     else:
         inputs = checked_constraint_inputs(X, w, relevant, ptr)
+    return loss_pass(inputs, kind, k, n_threads)
+
+
+def loss_pass(inputs, str kind, k=None, int n_threads=1):
+    """``loss_constraints`` of inputs checked once: a ConstraintInputs that
+    ``checked_constraint_inputs`` made (with the gains for "ndcg"; its ``w`` replaced by a
+    C-contiguous float64 vector of its ``n_features``).  The plugins' per-iteration entry
+    (svmmap.plugins.measure): the data are checked when the plugin is made, not on every
+    pass; nothing here checks them."""
+    cdef LossSpec spec
     discount = _spec(kind, k, largest_query(inputs.ptr), &spec)
     if kind == "ndcg":
         loss, coef, margin = core.constraints_pass(inputs, _ndcg_oracle, &spec, n_threads)

@@ -157,7 +157,7 @@ cdef double _most_violated_one(const double *scores, const unsigned char *releva
                                                 ws.counts, coef)
 
 
-def _harmonic_numbers(ptr):
+def harmonic_numbers(ptr):
     """H_0..H_{M+1} for the largest query size M."""
     largest = largest_query(ptr)
     harmonic = np.zeros(largest + 2)
@@ -192,7 +192,7 @@ def most_violated_map(scores, relevant, ptr, str method="divide", int n_threads=
     cdef MapOracle options
     options.use_scan = _method_is_scan(method)
     s_arr, r_arr, p_arr = checked_query_arrays(scores, relevant, ptr)
-    harmonic_arr = _harmonic_numbers(p_arr)
+    harmonic_arr = harmonic_numbers(p_arr)
     cdef const double[::1] harmonic = harmonic_arr
     options.harmonic = &harmonic[0]
     return core.oracle_pass(s_arr, r_arr, p_arr, _most_violated_one, &options, n_threads)
@@ -241,10 +241,18 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
     coefficients 0 and margin 0.
     """
+    inputs = checked_constraint_inputs(X, w, relevant, ptr)
+    return map_pass(inputs, harmonic_numbers(inputs.ptr), method, n_threads)
+
+
+def map_pass(inputs, harmonic_arr, str method="divide", int n_threads=1):
+    """``map_constraints`` of inputs checked once: a ConstraintInputs that
+    ``checked_constraint_inputs`` made (its ``w`` replaced by a C-contiguous float64 vector of
+    its ``n_features``) and their ``harmonic_numbers(ptr)``.  The plugins' per-iteration
+    entry (svmmap.plugins.map): the data are checked when the plugin is made, not on every
+    pass; nothing here checks them."""
     cdef MapOracle options
     options.use_scan = _method_is_scan(method)
-    inputs = checked_constraint_inputs(X, w, relevant, ptr)
-    harmonic_arr = _harmonic_numbers(inputs.ptr)
     cdef const double[::1] harmonic = harmonic_arr
     options.harmonic = &harmonic[0]
     return core.constraints_pass(inputs, _most_violated_one, &options, n_threads)

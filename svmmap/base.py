@@ -16,7 +16,8 @@
   ``decision_function`` (svmmap.metrics; relevant means y > 0).
 * One persistence path (svmmap.model_file): ``save`` writes the kind, the model parameters
   (without the run-time settings listed in ``_runtime_params``), the input's feature count
-  and names, the fitted state (``_fitted_state``) and the training record; ``load`` /
+  and names, the fitted state (``_fitted_state``) and the training record
+  (``_model_content``); ``load`` /
   ``svmmap.model_file.load_model`` restore all of it (``_restore``), so a loaded model holds
   the same facts as a fitted one, less the timings and the per-iteration history.
 * Input goes through ``sklearn.utils.validation.validate_data``: ``n_features_in_`` and, for a
@@ -30,8 +31,9 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import metrics
+from .collection import QueryCollection
 from .errors import InputFormatError
-from .model_file import damage_reported, model_content, read_model, write_model
+from .model_file import damage_reported, model_content, model_params, read_model, write_model
 from .params import ParameterError, check, sklearn_constraints
 
 
@@ -97,8 +99,8 @@ class BaseRanker(RuleChecked, BaseEstimator):
     def _validate_training_data(self, X, y, qid):
         """(X, y, qid): X float64 CSR or C-contiguous dense, y numbers, qid one entry per row
         (None: every row in one query).  Sets n_features_in_ and, for a DataFrame,
-        feature_names_in_.  Finiteness is left to QueryCollection.from_arrays, which every
-        fit calls next (one scan of the values)."""
+        feature_names_in_.  X's finiteness is left to QueryCollection.from_validated, which
+        every fit calls next (``_training_collection``: one scan of the values)."""
         try:
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                                  order="C", y_numeric=True, ensure_all_finite=False,
@@ -108,6 +110,11 @@ class BaseRanker(RuleChecked, BaseEstimator):
         except ValueError as exc:
             raise InputFormatError(str(exc)) from None
         return X, y, check_qid(qid, X.shape[0])
+
+    def _training_collection(self, X, y, qid):
+        """The training documents validated (``_validate_training_data``) and checked once
+        into a QueryCollection, the trusted object training takes (svmmap.collection)."""
+        return QueryCollection.from_validated(*self._validate_training_data(X, y, qid))
 
     def _validate_X(self, X, qid=None):
         """X checked against the fitted model (NotFittedError before fit, then the number and
@@ -138,12 +145,14 @@ class BaseRanker(RuleChecked, BaseEstimator):
         """Write the fitted model to ``path`` (svmmap.model_file: versioned JSON, written
         atomically)."""
         check_is_fitted(self)
-        params = {name: value.json_params() if hasattr(value, "json_params") else value
-                  for name, value in self.get_params(deep=False).items()
-                  if name not in self._runtime_params}
-        write_model(path, model_content(self.KIND, params, self.n_features_in_,
-                                        *self._fitted_state(),
-                                        getattr(self, "feature_names_in_", None)))
+        write_model(path, self._model_content())
+
+    def _model_content(self):
+        """The model file's content (svmmap.model_file.model_content) of this fitted model."""
+        return model_content(self.KIND, model_params(self.get_params(deep=False),
+                                                     self._runtime_params),
+                             self.n_features_in_, *self._fitted_state(),
+                             getattr(self, "feature_names_in_", None))
 
     @classmethod
     def load(cls, path):

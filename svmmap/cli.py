@@ -432,21 +432,21 @@ def learn_main(argv=None):
             else:
                 fitted, save, n_read = _learn_here(args, params, selecting, callbacks,
                                                    started)
-        result = fitted["training_result_"]
+        result = fitted.training_result
         if args.verbose >= 1:
             if n_read is not None:  # Dask: the shards were read on the workers
                 print(f"Read {n_read[0]} documents, {n_read[1]} queries, {n_read[2]} "
                       f"features from {args.train_file} in "
                       f"{time.monotonic() - started:.1f} s (reading and training)")
-            if fitted["feature_map_"] is not None:
-                print(f"Binned {len(fitted['feature_map_'].base_columns_)} base features into "
-                      f"{fitted['feature_map_'].n_output_features_} indicator features")
+            if fitted.feature_map is not None:
+                print(f"Binned {len(fitted.feature_map.base_columns_)} base features into "
+                      f"{fitted.feature_map.n_output_features_} indicator features")
             if selecting:
                 from .selection import path_table
 
                 source = args.eval_set if args.eval_set is not None else \
                     f"{args.holdout:g} of the training queries held out"
-                print(path_table(fitted["selection_"], source))
+                print(path_table(fitted.selection, source))
             print(result.report())
         if not result.converged and args.verbose >= 1:
             print(f"svmmap_learn: note: training stopped before convergence ({result.status}); "
@@ -465,13 +465,12 @@ def learn_main(argv=None):
 
 def _learn_here(args, params, selecting, callbacks, started):
     """Read the data and train in this process, through svmmap.training and
-    svmmap.selection (no scikit-learn unless binning); return (fitted attributes, a function
-    writing the model file, None)."""
-    import numpy as np
-
+    svmmap.selection (no scikit-learn unless binning); return (the
+    svmmap.training.FittedModel, a function writing the model file, None)."""
     from . import training
+    from .collection import QueryCollection
     from .io import input_files, load_query_weights, load_svmlight
-    from .model_file import model_content, write_model
+    from .model_file import write_model
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
@@ -481,6 +480,9 @@ def _learn_here(args, params, selecting, callbacks, started):
     X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
                               n_threads=args.n_threads, max_label=max_label, files_read=listed)
     check_output(args.model_file, listed)
+    # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
+    # documents are grouped, not checked again
+    data = QueryCollection.from_checked(X, y, qid)
     n_features = X.shape[1]
     sample_weight = None
     if args.query_weights is not None:
@@ -488,7 +490,7 @@ def _learn_here(args, params, selecting, callbacks, started):
             raise SVMMapError("--query-weights is not available with a list of C values")
         sample_weight = load_query_weights(args.query_weights, qid)
     if args.verbose >= 1:
-        print(f"Read {X.shape[0]} documents, {len(np.unique(qid))} queries, {n_features} "
+        print(f"Read {X.shape[0]} documents, {data.n_queries} queries, {n_features} "
               f"features from {args.train_file} in {time.monotonic() - started:.1f} s",
               flush=True)
     if args.base_columns and max(args.base_columns) >= n_features:
@@ -500,48 +502,38 @@ def _learn_here(args, params, selecting, callbacks, started):
 
         metric = args.select_metric or "map"
         tol = DEFAULT_SELECT_TOL if args.select_tol is None else args.select_tol
+        vali = None
         if args.eval_set is not None:
-            vali, source = load_svmlight(args.eval_set, n_features=n_features,
-                                         max_abs_value=MAX_ABS_VALUE,
-                                         n_threads=args.n_threads), "eval_set"
-            selection.check_validation(vali[1], vali[2], metric, args.eval_set)
-        else:
-            everything = X, y, qid
-            (X, y, qid), vali, source = selection.holdout(X, y, qid, args.holdout)
-        prepared = training.prepare(params, X, y, qid)
-        fitted = selection.select_c(params, prepared, sorted(args.C), vali, metric, tol,
-                                    callbacks, source)
-        if args.holdout is not None and args.refit:
-            fitted = selection.refit(params, *everything, fitted, callbacks)
-        elif args.holdout is not None:
-            fitted["selection_"] = {**fitted["selection_"], "refit": False}
-        params = {**params, "C": fitted["selection_"]["C"]}
+            vali = QueryCollection.from_checked(*load_svmlight(
+                args.eval_set, n_features=n_features, max_abs_value=MAX_ABS_VALUE,
+                n_threads=args.n_threads))
+        fitted = selection.fit_c_path(params, data, sorted(args.C), vali, metric, tol,
+                                      callbacks, holdout_fraction=args.holdout,
+                                      refit_all=args.refit, vali_path=args.eval_set)
+        params = {**params, "C": fitted.selection["C"]}
     else:
         try:
-            prepared = training.prepare(params, X, y, qid, sample_weight)
+            fitted = training.fit(params, data, sample_weight, callbacks)
         except training.QueryWeightsError as exc:  # the weights file is what is wrong
             raise InputFormatError(exc.reason, args.query_weights) from None
-        learner = training.learner(params, params["C"], callbacks)
-        result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
-                                params["C"])
-        fitted = training.fitted_attributes(prepared, result)
 
     def save(path):
-        write_model(path, model_content("svmmap", training.model_params(params), n_features,
-                                        *training.model_record(fitted)))
+        write_model(path, training.model_content(params, n_features, fitted))
 
     return fitted, save, None
 
 
 def _learn_on_dask(args, params, stack, callbacks):
     """Train on a Dask cluster (svmmap.dask.DaskSVMMap, the data read by the workers); return
-    (fitted attributes, a function writing the model file, (documents, queries, features))."""
+    (the svmmap.training.FittedModel, a function writing the model file, (documents,
+    queries, features))."""
     from . import dask as svmmap_dask
 
     if args.query_weights is not None:
         raise SVMMapError("--query-weights is not available with --dask-workers / "
                           "--scheduler")
     from .io import input_files
+    from .training import FittedModel
 
     check_output(args.model_file, input_files(svmmap_dask.expand_paths(args.train_file)),
                  SVMMAP_MODEL, args.force)
@@ -550,4 +542,5 @@ def _learn_on_dask(args, params, stack, callbacks):
                                           max_abs_value=MAX_ABS_VALUE)
     model = svmmap_dask.DaskSVMMap(**params, client=client)
     model.fit(X, y, qid, callbacks=callbacks)
-    return vars(model), model.save, (X.shape[0], model.n_queries_, X.shape[1])
+    counts = X.shape[0], model.n_queries_, X.shape[1]
+    return FittedModel.from_attributes(model), model.save, counts

@@ -151,6 +151,21 @@ class QueryCollection:
         qid = np.asarray(qid).ravel()
         if len(qid) != X.shape[0]:
             raise InputFormatError(f"X has {X.shape[0]} rows but qid has {len(qid)} entries")
+        return cls.from_checked(X, y, qid)
+
+    @classmethod
+    def from_validated(cls, X, y, qid):
+        """The collection of an estimator's training data after scikit-learn's validate_data
+        (y numbers, finite, one per row: left as they are) and svmmap.base.check_qid (one
+        query id per row): X's values are scanned (``check_features``), nothing else."""
+        return cls.from_checked(check_features(X), np.asarray(y, dtype=np.float64), qid)
+
+    @classmethod
+    def from_checked(cls, X, y, qid):
+        """Group documents a boundary has already checked -- X in ``check_features`` form,
+        y float64 finite labels and qid one id per row (``from_arrays``, or the reader
+        svmmap.io.load_svmlight, which refuses what ``check_features`` refuses, naming the
+        file and line) -- without scanning their values again."""
         grouping = cls.from_qid(qid)
         if not grouping.is_contiguous:
             X = X[grouping.rows]
@@ -195,6 +210,19 @@ class QueryCollection:
         return bool(np.all(self.rows == np.arange(len(self.rows))))
 
     # -- what the kernels read, made once -------------------------------------------------
+
+    @cached_property
+    def grouped_qid(self):
+        """The query id of every grouped document."""
+        return self.query_ids[self.query_of_doc]
+
+    @cached_property
+    def input_qid(self):
+        """The query id of every input row, in input order (``rows`` a permutation: a
+        collection made by ``from_arrays`` or ``from_checked``, not a ``subset``)."""
+        qid = np.empty(len(self.rows), dtype=self.query_ids.dtype)
+        qid[self.rows] = self.grouped_qid
+        return qid
 
     @cached_property
     def query_of_doc(self):

@@ -33,7 +33,6 @@ import logging
 import os
 import signal
 import threading
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,17 +46,16 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("svmmap.dask needs Dask: pip install 'svmmap[dask]' "
                       "(dask[distributed])") from exc
 
-from svmstruct_api.learner import NonFiniteObjective, OneSlackSSVM
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
-from . import metrics
+from . import metrics, training
 from .collection import QueryCollection
 from .errors import InputFormatError, SVMMapError
 from .estimator import SVMMap
 from .io import STDIN, group_file, load_svmlight
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import Anything
-from .training import MAX_FEATURES, make_plugin
+from .training import make_plugin
 
 __all__ = ["DaskSVMMap", "read_svmlight"]
 
@@ -124,41 +122,30 @@ class DaskSVMMap(SVMMap):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         X, y, qid = aligned_partitions(X, y, qid, client)
-        model = DistributedRankingModel(X, y, qid, client, self._plugin_params())
+        built = []
+
+        def distributed_problem(params, data, sample_weight):
+            """The Problem of the partitions on the workers (svmmap.training.fit's hook)."""
+            model = DistributedRankingModel(*data, client, self._plugin_params())
+            built.append(model)
+            training.check_n_features(model.n_features)
+            training.check_trainable(model.n_queries, model.n_examples,
+                                     model.n_without_relevant, model.n_all_relevant)
+            return training.Problem(plugin=model, n_queries_used=model.n_examples,
+                                    n_queries_without_relevant=model.n_without_relevant,
+                                    n_queries_all_relevant=model.n_all_relevant)
+
         try:
-            if model.n_features > MAX_FEATURES:
-                raise InputFormatError(
-                    f"X has {model.n_features} features: more than the {MAX_FEATURES} a "
-                    "dense weight vector can reasonably hold; renumber the features")
-            if model.n_examples == 0:
-                raise InputFormatError(
-                    f"none of the {model.n_queries} queries has both a relevant (label > 0) "
-                    "and a non-relevant document: there is nothing to train on")
-            skipped = model.n_without_relevant + model.n_all_relevant
-            if skipped:
-                warnings.warn(
-                    f"{skipped} of {model.n_queries} queries carry no constraint and are "
-                    f"skipped ({model.n_without_relevant} without a relevant document, "
-                    f"{model.n_all_relevant} with only relevant documents)", stacklevel=2)
-            learner = OneSlackSSVM(
-                C=self.C, epsilon=self.epsilon, rel_gap=self.rel_gap, max_iter=self.max_iter,
-                max_time=self.max_time, callbacks=self._callbacks(callbacks),
-                qp_solver=self.qp_solver)
-            try:
-                result = learner.fit(model)
-            except NonFiniteObjective as exc:
-                raise InputFormatError(str(exc)) from None
+            fitted = training.fit(self.get_params(deep=False), (X, y, qid),
+                                  callbacks=self._callbacks(callbacks),
+                                  make_problem=distributed_problem)
         finally:
-            model.release()
-        self.coef_, self.intercept_ = result.w, 0.0
-        self.feature_map_ = self.normalizer_ = self.per_query_normalized_ = None
-        self.n_features_in_ = model.n_features
-        self.training_result_ = result
-        self.n_queries_used_ = model.n_examples
-        self.n_queries_without_relevant_ = model.n_without_relevant
-        self.n_queries_all_relevant_ = model.n_all_relevant
-        self.n_queries_ = model.n_queries
-        self.n_partitions_ = len(model.partitions)
+            for model in built:
+                model.release()
+        self._set_fitted(fitted)
+        self.n_features_in_ = built[0].n_features
+        self.n_queries_ = built[0].n_queries
+        self.n_partitions_ = len(built[0].partitions)
         return self
 
     def _plugin_params(self):
@@ -172,11 +159,8 @@ class DaskSVMMap(SVMMap):
         params = {key: value for key, value in self.get_params(deep=False).items()
                   if key != "client"}
         local = SVMMap(**params)
-        for name in ("coef_", "intercept_", "feature_map_", "normalizer_",
-                     "per_query_normalized_", "n_features_in_",
-                     "feature_names_in_",
-                     "training_result_", "n_queries_used_", "n_queries_without_relevant_",
-                     "n_queries_all_relevant_"):
+        local._set_fitted(training.FittedModel.from_attributes(self))
+        for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(self, name):
                 setattr(local, name, getattr(self, name))
         return local
@@ -269,6 +253,11 @@ class DistributedRankingModel(StructuredModel):
             sums = pairs + sums[len(sums) - len(sums) % 2:]
         loss, dpsi = sums[0].result()
         return SummedConstraint(n=self.n_examples, loss=loss, dpsi=dpsi)
+
+    @staticmethod
+    def scoring_function(w):
+        """(coef, intercept) of the learned ranking function: w itself, no intercept."""
+        return w, 0.0
 
     def _per_example(self, *args):
         raise NotImplementedError("the distributed model offers only the batch hook "

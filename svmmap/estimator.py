@@ -154,11 +154,9 @@ class SVMMap(BaseRanker):
         qid = training_qid(qid, group, X)
         sets = eval_sets(eval_set, eval_group, eval_qid)
         measure = validation_measure(eval_metric)
-        prepared = self._prepare(X, y, qid, sample_weight)
-        learner = self._learner(self.C, callbacks)
-        result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"],
-                                self.C)
-        self._finish(prepared, result)
+        data = self._training_collection(X, y, qid)
+        self._set_fitted(training.fit(self.get_params(deep=False), data, sample_weight,
+                                      self._callbacks(callbacks)))
         set_best_score(self, sets, eval_metric, measure)
         return self
 
@@ -166,18 +164,9 @@ class SVMMap(BaseRanker):
         """The rules (svmmap.params), and at least one stopping rule."""
         check_svmmap(type(self).__name__, params, self._parameter_rules)
 
-    def _prepare(self, X, y, qid, sample_weight=None):
-        """The training problem of the validated data (svmmap.training.prepare)."""
-        X, y, qid = self._validate_training_data(X, y, qid)
-        return training.prepare(self.get_params(deep=False), X, y, qid, sample_weight)
-
-    def _learner(self, C, callbacks=None):
-        """The cutting-plane learner of these parameters at trade-off C."""
-        return training.learner(self.get_params(deep=False), C, self._callbacks(callbacks))
-
-    def _finish(self, prepared, result):
-        """Set the fitted attributes from a TrainingResult of the prepared problem."""
-        for name, value in training.fitted_attributes(prepared, result).items():
+    def _set_fitted(self, fitted):
+        """Set the fitted attributes (``coef_``, ...) of a svmmap.training.FittedModel."""
+        for name, value in fitted.attributes().items():
             setattr(self, name, value)
 
     def decision_function(self, X, qid=None):
@@ -185,7 +174,7 @@ class SVMMap(BaseRanker):
         descending); phi is the fitted feature map, if any.  ``qid`` is needed only by a
         feature map that works within queries (``per_query``)."""
         X, qid = self._validate_X(X, qid)
-        return training.scores(vars(self), X, qid)
+        return training.FittedModel.from_attributes(self).scores(X, qid)
 
     def predict(self, X, qid=None):
         """The ranking scores of decision_function (a ranker predicts scores to sort by)."""
@@ -193,15 +182,17 @@ class SVMMap(BaseRanker):
 
     # -- persistence (svmmap.base.BaseRanker.save / load, svmmap.model_file) -----------------
 
-    def _fitted_state(self):
-        return training.model_record(vars(self))
+    def _model_content(self):
+        """The model file's content: the one SVMMap path, svmmap_learn's too
+        (svmmap.training.model_content)."""
+        return training.model_content(self.get_params(deep=False), self.n_features_in_,
+                                      training.FittedModel.from_attributes(self),
+                                      getattr(self, "feature_names_in_", None))
 
     @classmethod
     def _params_from_file(cls, params):
         return training.params_from_file(params)
 
     def _restore(self, model, record):
-        fitted = training.restore(self.get_params(deep=False), self.n_features_in_, model,
-                                  record)
-        for name, value in fitted.items():
-            setattr(self, name, value)
+        self._set_fitted(training.restore(self.get_params(deep=False), self.n_features_in_,
+                                          model, record))

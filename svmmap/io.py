@@ -1,4 +1,6 @@
-"""Reading and writing SVMlight / LETOR ranking data.
+"""Reading SVMlight / LETOR ranking data (where it comes from: svmmap.sources; group and
+query-weights files: svmmap.side_files; writing it: svmmap.writer -- their public names are
+importable from here too).
 
 Format: one document per line, ::
 
@@ -24,25 +26,18 @@ order (``train.txt.query`` beside ``train.txt`` is used when present, or pass ``
 
 Any deviation raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
 
-Layers: :class:`_Source` (file or stdin, decompression, memory map, byte-order mark) hands bytes
-to the parser (:func:`_parse`), which knows nothing about where they came from.  The parser is
-the extension (``_svmlight_reader``, C++: one counting scan, one parsing pass, numbers converted
-with ``std::from_chars``, so every value is the float64 Python's ``float()`` gives); it stops
-at the first line it rejects and :func:`_line_reason` explains why, so every message is defined
-here.  Text with whitespace beyond ASCII (which ``str.split`` splits on) goes to the Python
-parser of the same rules, :func:`_parse_text`.
+Layers: :class:`svmmap.sources.Source` (file or stdin, decompression, memory map, byte-order
+mark) hands bytes to the parser (:func:`_parse`), which knows nothing about where they came
+from.  The parser is the extension (``_svmlight_reader``, C++: one counting scan, one parsing
+pass, numbers converted with ``std::from_chars``, so every value is the float64 Python's
+``float()`` gives); it stops at the first line it rejects and :func:`_line_reason` explains
+why, so every message is defined here.  Text with whitespace beyond ASCII (which
+``str.split`` splits on) goes to the Python parser of the same rules, :func:`_parse_text`.
 """
 
-import bz2
-import gzip
-import lzma
 import math
-import mmap
 import os
 import re
-import stat
-import sys
-import zlib
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +46,25 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._svmlight_reader import is_ascii, parse_svmlight
-from .atomic import write_text_atomically
 from .errors import InputFormatError
 from .options import ndcg_label_error, thread_count
+from .side_files import group_file, group_qids, load_query_weights
+from .sources import (
+    COMPRESSION,
+    GROUP_SUFFIX,
+    STDIN,
+    STDIN_NAME,
+    Source,
+    data_lines,
+    decode,
+    has_qid,
+    input_files,
+    open_sources,
+)
+from .writer import dump_svmlight
 
-__all__ = ["load_svmlight", "dump_svmlight", "input_files"]
+__all__ = ["load_svmlight", "dump_svmlight", "input_files", "load_query_weights",
+           "group_file", "COMPRESSION", "GROUP_SUFFIX", "STDIN", "STDIN_NAME"]
 
 #: Largest feature index accepted: every index up to it is exact in a float64.
 MAX_INDEX = 2**53 - 1
@@ -70,28 +79,9 @@ _FEATURE = rf"0*[1-9][0-9]{{0,15}}:{_NUMBER}"
 _FEATURES_RE = re.compile(rf"(?:{_FEATURE}(?: {_FEATURE})*)?")
 #: whitespace str.split() splits on beyond ASCII: such text goes to the Python parser
 _UNICODE_SPACE_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-_BOM = b"\xef\xbb\xbf"
-_LINE_END_RE = re.compile(r"\r\n|\r|\n")
-#: input_files reads this much of a file to tell an index file from a data file
-_INDEX_HEAD_BYTES = 1 << 16
 
 
-def _split_lines(text):
-    """The lines of ``text``, ending in \\n, \\r\\n or \\r (the reader's line numbers)."""
-    return _LINE_END_RE.split(text)
 
-
-#: Standard input's name in arguments and in messages.
-STDIN = "-"
-STDIN_NAME = "<stdin>"
-#: First bytes of the compressed formats read transparently, and their decompressors.
-COMPRESSION = (
-    (b"\x1f\x8b", "gzip", gzip.decompress, (OSError, EOFError, zlib.error)),
-    (b"BZh", "bzip2", bz2.decompress, (OSError, EOFError, ValueError)),
-    (b"\xfd7zXZ\x00", "xz", lzma.decompress, (lzma.LZMAError, EOFError)),
-)
-#: Suffix of the group file looked for beside a data file without ``qid:`` (LightGBM's).
-GROUP_SUFFIX = ".query"
 MISSING_QID = "missing qid:<id> after the label"
 
 
@@ -177,16 +167,16 @@ def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, grou
     limits = (n_features, largest)
     parts = []
     with ExitStack() as stack:
-        sources = [source for given in path_or_paths for source in _sources(given, stack)]
+        sources = [source for given in path_or_paths for source in open_sources(given, stack)]
         if not sources:
             raise InputFormatError("no input files")
         if files_read is not None:
-            files_read += input_files([s for s in sources if not isinstance(s, _Source)])
+            files_read += input_files([s for s in sources if not isinstance(s, Source)])
         if group is not None and len(sources) != 1:
             raise InputFormatError("a group file goes with a single data file", group)
         for source in sources:  # listed files are opened one at a time
             try:
-                with source if isinstance(source, _Source) else _Source(source) as opened:
+                with source if isinstance(source, Source) else Source(source) as opened:
                     parts.append(_parse_source(opened, limits, group, return_comments,
                                                thread_count(n_threads)))
                     parts[-1].values = parts[-1].values.astype(dtype, copy=False)
@@ -221,7 +211,7 @@ def _check_labels(source, labels, max_label):
 def _line_of_row(data, row):
     """The line number of the ``row``-th document (0-based) of a data file's bytes."""
     text = str(data, "utf-8", "replace")
-    for k, (lineno, _, _) in enumerate(_data_lines(text)):
+    for k, (lineno, _, _) in enumerate(data_lines(text)):
         if k == row:
             return lineno
     return None
@@ -295,349 +285,32 @@ def _csr(parts, n_features):
     return sp.csr_matrix((values, indices, indptr), shape=(len(indptr) - 1, n_features))
 
 
-def dump_svmlight(path, X, y, qid, comments=None):
-    """Write documents in the format :func:`load_svmlight` reads, atomically.
-
-    ``X`` (dense or sparse, shape (m, d)) is written with 1-based indices, zero entries
-    omitted, and every number in its shortest form that reads back to the same float64
-    (trailing ``.0`` dropped). Trailing all-zero columns are not recorded: pass
-    ``n_features=X.shape[1]`` when loading to get them back. ``qid`` holds integers or strings
-    without whitespace, ``:`` or ``#``; ``comments`` (one per row, single-line) are written
-    after ``#``. The file is written to a temporary file in the same directory, then renamed.
-    """
-    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    y = np.asarray(y, dtype=np.float64)
-    qid = np.asarray(qid)
-    m = X.shape[0]
-    if y.shape != (m,) or qid.shape != (m,):
-        raise InputFormatError(
-            f"X has {m} rows but y has shape {y.shape} and qid has shape {qid.shape}"
-        )
-    if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
-        raise InputFormatError("X and y must be finite")
-    qids = [str(q) for q in qid.tolist()]
-    for q in qids:
-        if not q or ":" in q or "#" in q or len(q.split()) != 1:
-            raise InputFormatError(f"qid {q!r} cannot be written (empty, whitespace, ':' or '#')")
-    if comments is None:
-        comments = [""] * m
-    if len(comments) != m:
-        raise InputFormatError(f"X has {m} rows but {len(comments)} comments were given")
-    if any("\n" in c or "\r" in c for c in comments):
-        raise InputFormatError("comments must be single lines")
-
-    lines = []
-    for i, (label, q, comment) in enumerate(zip(y.tolist(), qids, comments)):
-        lo, hi = X.indptr[i], X.indptr[i + 1]
-        feats = [
-            f" {j + 1}:{_number(v)}"
-            for j, v in zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())
-        ]
-        tail = f" # {comment}" if comment else ""
-        lines.append(f"{_number(label)} qid:{q}{''.join(feats)}{tail}\n")
-
-    write_text_atomically(path, lines)
-
-
-def load_query_weights(path, qid):
-    """The weight of every query of ``qid`` from a file of ``qid weight`` lines (``#``
-    comments and blank lines ignored; the format ``svmmap_learn --query-weights`` reads):
-    ``{qid value: weight}``, the keys as ``qid`` holds them.  Weights are finite and
-    non-negative, each query listed once; a query of ``qid`` the file does not list is an
-    error.  Query ids are compared as the reader makes them: when ``qid`` holds integers
-    (load_svmlight reads ``qid:001`` as 1), a listed id that is an integer is compared as a
-    number (``001`` and ``1`` are the same query); otherwise ids are compared as text."""
-    text = _read_text(path)
-    numeric = np.issubdtype(np.asarray(qid).dtype, np.integer)
-    weights, lines = {}, {}
-    for lineno, tokens, _ in _data_lines(text):
-        if len(tokens) != 2:
-            raise InputFormatError("expected 'qid weight'", path, lineno)
-        name, value = tokens
-        if name.startswith("qid:"):
-            name = name[4:]
-        if numeric and _INT_RE.fullmatch(name):
-            name = str(int(name))
-        try:
-            weight = float(value)
-        except ValueError:
-            raise InputFormatError(f"weight {value!r} is not a number", path, lineno) from None
-        if not (math.isfinite(weight) and weight >= 0):
-            raise InputFormatError(f"weight {value!r} must be finite and non-negative", path,
-                                   lineno)
-        if name in weights:
-            raise InputFormatError(f"query {name!r} listed twice (first on line "
-                                   f"{lines[name]})", path, lineno)
-        weights[name], lines[name] = weight, lineno
-    found = {}
-    for q in np.unique(np.asarray(qid)).tolist():
-        if str(q) not in weights:
-            raise InputFormatError(f"no weight for query {q!r} of the training data", path)
-        found[q] = weights[str(q)]
-    return found
-
-
-def _number(v):
-    """Shortest text that reads back as the float ``v``, without a trailing ``.0``."""
-    text = repr(v)
-    return text[:-2] if text.endswith(".0") else text
-
-
-class _Source:
-    """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
-    they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
-    ``view`` (a memoryview; a plain file is memory-mapped, not copied) and ``path``, the name
-    messages give.  Use it as a context manager (or ``close()``)."""
-
-    def __init__(self, given):
-        self.path = Path(STDIN_NAME if str(given) == STDIN else given)
-        self._mapped = None
-        if str(given) == STDIN:
-            data = sys.stdin.buffer.read()
-        else:
-            data = self._map(self.path)
-        for magic, name, decompress, errors in COMPRESSION:
-            if data[:len(magic)] == magic:
-                try:
-                    data = decompress(data)
-                except errors as err:
-                    self.close()
-                    raise InputFormatError(f"corrupt or truncated {name} data ({err})",
-                                           self.path) from None
-                self.close()
-                break
-        if not len(data):
-            self.close()
-            raise InputFormatError("empty file", self.path)
-        self._whole = memoryview(data)
-        self.view = self._whole[3:] if self._whole[:3] == _BOM else self._whole[:]
-
-    def _map(self, path):
-        if os.path.isdir(path):
-            raise InputFormatError("is a directory", path)
-        if not os.path.exists(path):
-            raise InputFormatError("file not found", path)
-        try:
-            with open(path, "rb") as file:
-                try:
-                    self._mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-                except (ValueError, OSError):  # empty, or not a regular file
-                    return file.read()
-        except OSError as err:
-            raise InputFormatError(f"cannot read: {err.strerror}", path) from None
-        return self._mapped
-
-    def close(self):
-        for name in ("view", "_whole"):
-            if hasattr(self, name):
-                getattr(self, name).release()
-        if self._mapped is not None:
-            self._mapped.close()
-            self._mapped = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-def _read_text(path):
-    """Return the decoded contents of an index or group file."""
-    with _Source(path) as source:
-        return _decode(source.view, source.path)
-
-
-def _decode(data, path):
-    """UTF-8 text of ``data`` (bytes-like), or the error naming the line of the first byte
-    that is not UTF-8."""
-    try:
-        return str(data, "utf-8")
-    except UnicodeDecodeError as err:
-        line = len(_split_lines(str(data[:err.start], "utf-8")))
-        raise InputFormatError(
-            f"not valid UTF-8 (byte 0x{data[err.start]:02x})", path, line
-        ) from None
-
-
-def _first_line(data, step=_INDEX_HEAD_BYTES):
-    """(line number, tokens) of the first line of ``data`` (bytes) that is not blank or a
-    comment, or None; reads a head of the data that doubles until it holds that line whole."""
-    size = step
-    while True:
-        head = str(data[:size], "utf-8", "replace")
-        whole = size >= len(data)
-        n_lines = len(_split_lines(head))
-        for lineno, tokens, _ in _data_lines(head):
-            if whole or lineno < n_lines:  # the head's last line may be cut
-                return lineno, tokens
-            break
-        if whole:
-            return None
-        size *= 2
-
-
-def _data_lines(text):
-    """Yield (line number, tokens, comment) for every line that is not blank or a comment."""
-    for lineno, line in enumerate(_split_lines(text), 1):
-        body, _, comment = line.partition("#")
-        tokens = body.split()
-        if tokens:
-            yield lineno, tokens, comment.strip()
-
-
-def _sources(given, stack):
-    """The data files named by ``given``: itself (an open _Source, registered on ``stack``), or
-    the paths an index file lists (relative to the index file's directory; for standard
-    input, the working directory)."""
-    source = stack.enter_context(_Source(given))
-    first = _first_line(source.view)
-    if first is None or not _is_index_line(first[1]):
-        return [source]
-    path = source.path
-    base = Path(".") if str(given) == STDIN else path.parent
-    text = _decode(source.view, path)
-    source.close()
-    listed_files = []
-    for lineno, entry, listed in _index_entries(base, text):
-        if os.path.isdir(listed):
-            raise InputFormatError(f"listed file {entry!r} is a directory", path, lineno)
-        if not os.path.exists(listed):
-            raise InputFormatError(f"listed file {entry!r} not found", path, lineno)
-        listed_files.append(listed)
-    return listed_files
-
-
-def _index_entries(base, text):
-    """(line number, entry, path) of every file an index file lists, relative to ``base``."""
-    for lineno, line in enumerate(_split_lines(text), 1):
-        entry = line.partition("#")[0].strip()
-        if entry:
-            yield lineno, entry, base / entry
-
-
-def input_files(path_or_paths):
-    """Every file :func:`load_svmlight` may read for ``path_or_paths`` (outputs are checked
-    against all of them, see svmmap.atomic.check_output): each path given, the group file
-    beside it (``<path>.query``), and when it is an index file (compressed or not) the data
-    files it lists and the group files beside those.  Only the head of a file is read (and
-    decompressed) to tell an index file, and only of a regular file: a pipe, a FIFO or
-    standard input is read once, by load_svmlight.  Files that cannot be read are listed as
-    given (loading them reports the problem)."""
-    if isinstance(path_or_paths, (str, os.PathLike)):
-        path_or_paths = [path_or_paths]
-    files = []
-    for given in path_or_paths:
-        if str(given) == STDIN:
-            continue
-        files += [Path(given), Path(f"{given}{GROUP_SUFFIX}")]
-        text = _head_text(given)
-        first = None if text is None else next(_data_lines(text), None)
-        if first is not None and _is_index_line(first[1]):
-            try:
-                text = _read_text(given)
-            except InputFormatError:
-                continue
-            for _, _, listed in _index_entries(Path(given).parent, text):
-                files += [listed, Path(f"{listed}{GROUP_SUFFIX}")]
-    return files
-
-
-def _head_text(path):
-    """The first _INDEX_HEAD_BYTES of a regular file, decompressed as load_svmlight would
-    (only that much is decompressed), as text; None for a file that is not regular or cannot
-    be read."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        with open(path, "rb") as handle:
-            magic = handle.read(8)
-            handle.seek(0)
-            opener = next((_OPENERS[name] for prefix, name, *_ in COMPRESSION
-                           if magic.startswith(prefix)), None)
-            if opener is None:
-                head = handle.read(_INDEX_HEAD_BYTES)
-            else:
-                with opener(handle) as stream:
-                    head = stream.read(_INDEX_HEAD_BYTES)
-    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
-        return None
-    return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
-
-
-#: streaming readers of the compressed formats (a head is decompressed, not the whole file)
-_OPENERS = {"gzip": lambda f: gzip.GzipFile(fileobj=f), "bzip2": bz2.BZ2File,
-            "xz": lzma.LZMAFile}
-
-
-def _is_index_line(tokens):
-    if len(tokens) != 1 or ":" in tokens[0]:
-        return False
-    try:
-        float(tokens[0])
-    except ValueError:
-        return True
-    return False
-
-
 def _parse_source(source, limits, group, return_comments, n_threads=1):
     """Parse one data file into a _Part; without ``qid:`` on its lines, number its queries
     from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
-    first = _first_line(source.view)
-    has_qid = _has_qid(first)
-    if group is None and not has_qid and str(path) != STDIN_NAME:
+    first = source.first_line
+    with_qid = has_qid(first)
+    if group is None and not with_qid and str(path) != STDIN_NAME:
         beside = Path(f"{path}{GROUP_SUFFIX}")
         group = beside if beside.is_file() else None
     if group is None:
         try:
             return _parse(path, source.view, limits, return_comments, n_threads=n_threads)
         except InputFormatError as err:
-            if has_qid or err.reason != MISSING_QID or err.line != first[0]:
+            if with_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
             raise InputFormatError(f"{MISSING_QID} (data without qid: takes its queries from "
                                    f"a group file: {path.name}{GROUP_SUFFIX} beside it, or "
                                    "--group FILE)", path, err.line) from None
-    if has_qid:
+    if with_qid:
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
     part = _parse(path, source.view, limits, return_comments, with_qid=False,
                   n_threads=n_threads)
-    part.qid, part.qid_texts = _group_qids(group, len(part.labels), path), None
+    part.qid, part.qid_texts = group_qids(group, len(part.labels), path), None
     part.from_group = True
     return part
-
-
-def _has_qid(first):
-    """Whether a file's first data line ((line number, tokens) or None) carries ``qid:``."""
-    return first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")
-
-
-def group_file(path):
-    """The group file load_svmlight takes the queries of the single data file ``path`` from
-    when no ``group`` is given: ``<path>.query`` if it exists and the file's lines carry no
-    ``qid:``; otherwise (and for standard input) None."""
-    beside = Path(f"{path}{GROUP_SUFFIX}")
-    if str(path) == STDIN or not beside.is_file():
-        return None
-    with _Source(path) as source:
-        return None if _has_qid(_first_line(source.view)) else beside
-
-
-def _group_qids(group, n_documents, data_path):
-    """Query ids 1, 2, ... repeated by the sizes in a group file (one positive integer a line)."""
-    sizes = []
-    for lineno, tokens, _ in _data_lines(_read_text(group)):
-        if len(tokens) != 1 or not _INDEX_RE.fullmatch(tokens[0]) or int(tokens[0]) == 0:
-            raise InputFormatError(f"expected one query size (a positive integer), got "
-                                   f"{' '.join(tokens)!r}", group, lineno)
-        sizes.append(int(tokens[0]))
-    if sum(sizes) != n_documents:
-        raise InputFormatError(f"the query sizes add up to {sum(sizes)} documents but "
-                               f"{data_path} has {n_documents}", group)
-    return np.repeat(np.arange(1, len(sizes) + 1, dtype=np.int64), sizes)
 
 
 def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
@@ -645,7 +318,7 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
     <index>:<value> ...``, and the _Part has no query ids), in the extension (``n_threads``
     at a time) unless the text has whitespace beyond ASCII (then :func:`_parse_text`)."""
     if not is_ascii(data):
-        text = _decode(data, path)
+        text = decode(data, path)
         if _UNICODE_SPACE_RE.search(text):
             return _parse_text(path, text, limits, with_qid)
     n_features, max_abs_value = limits
@@ -709,7 +382,7 @@ def _parse_text(path, text, limits, with_qid=True):
     _Part; used for text with whitespace beyond ASCII."""
     labels, qids, feats, linenos, comments = [], [], [], [], []
     first_feature = 2 if with_qid else 1
-    for lineno, tokens, comment in _data_lines(text):
+    for lineno, tokens, comment in data_lines(text):
         joined = " ".join(tokens[first_feature:])
         reason = _line_error(tokens, joined, limits, with_qid)
         if reason is not None:

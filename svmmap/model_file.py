@@ -90,6 +90,14 @@ def model_content(kind, params, n_features_in, model, training, feature_names_in
     return content
 
 
+def model_params(params, runtime=()):
+    """The parameters a model file records: the constructor arguments ``params`` without the
+    run-time settings ``runtime``, in name order, a nested estimator (a feature map) as its
+    JSON parameters."""
+    return {name: value.json_params() if hasattr(value, "json_params") else value
+            for name, value in sorted(params.items()) if name not in runtime}
+
+
 def write_model(path, content):
     """Write ``content`` (a dict of the layout above, without format/version) to ``path``
     atomically: a temporary file in the same directory is renamed over the target."""

@@ -5,8 +5,8 @@ holds the path, the validation measure, the tie rule and the held-out split)."""
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import training
 from .base import check_qid
+from .collection import QueryCollection
 from .errors import InputFormatError
 from .estimator import SVMMap
 from .groups import eval_sets, set_best_score, training_qid
@@ -15,10 +15,8 @@ from .params import check_c_path
 from .selection import (
     SELECTION_RULES,
     choose,
-    holdout,
+    fit_c_path,
     holdout_split,
-    refit,
-    select_c,
     validation_measure,
 )
 
@@ -93,26 +91,20 @@ class SVMMapCV(SVMMap):
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()
         qid = training_qid(qid, group, X)
-        X, y, qid = self._validate_training_data(X, y, qid)  # before any split by qid
+        data = self._training_collection(X, y, qid)  # before any split by qid
         sets = [self._validate_eval_set(entry)
                 for entry in eval_sets(eval_set, eval_group, eval_qid)]
-        everything = X, y, qid
-        if not sets:
-            (X, y, qid), vali, source = holdout(X, y, qid, self.holdout, self.random_state)
-        else:
-            vali, source = sets[0], "eval_set"
-        Cs = check_c_path(self.Cs)
-        params = self.get_params(deep=False)
-        prepared = training.prepare(params, X, y, qid)
-        fitted = select_c(params, prepared, Cs, vali, self.select_metric, self.select_tol,
-                          self._callbacks(callbacks), source)
-        if not sets:
-            if self.refit:
-                fitted = refit(params, *everything, fitted, self._callbacks(callbacks))
-            else:
-                fitted["selection_"] = {**fitted["selection_"], "refit": False}
-        for name, value in fitted.items():
-            setattr(self, name, value)
+        vali = None
+        if sets:  # C is chosen on the first set, checked once here
+            try:
+                vali = QueryCollection.from_arrays(*sets[0])
+            except InputFormatError as exc:
+                raise InputFormatError(f"eval_set: {exc.reason}") from None
+        fitted = fit_c_path(self.get_params(deep=False), data, check_c_path(self.Cs),
+                            vali, self.select_metric, self.select_tol,
+                            self._callbacks(callbacks), holdout_fraction=self.holdout,
+                            random_state=self.random_state, refit_all=self.refit)
+        self._set_fitted(fitted)
         self.C_ = self.selection_["C"]
         self.path_ = self.selection_["path"]
         set_best_score(self, sets, self.select_metric, validation_measure(self.select_metric))

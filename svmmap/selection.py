@@ -6,12 +6,12 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
 * :func:`select_c`: SVMMap trained along a path of C values, small to large, each fit
   warm-started from the previous one (svmstruct_api.learner.BaseSSVM.fit_path).
   svmmap.model_selection.SVMMapCV (the scikit-learn estimator) and ``svmmap_learn -c
-  C1,C2,...`` both select through it.  Validation queries come from a validation set or,
-  without one, from a random fraction of the training queries (:func:`holdout`, RankLib's
-  ``-tvs``).  The default ``select_tol`` 0.0005 treats values that agree to 3 decimals as
-  ties: a near-optimal fit's validation MAP moves by that much with how close to the
-  optimum training stopped (benchmarks/results/defaults.md), so a plain argmax would pick
-  between two C values of equal merit by numerical accident.
+  C1,C2,...`` both select through one driver (:func:`fit_c_path`).  Validation queries
+  come from a validation set or, without one, from a random fraction of the training
+  queries (:func:`holdout`, RankLib's ``-tvs``).  The default ``select_tol`` 0.0005 treats
+  values that agree to 3 decimals as ties: a near-optimal fit's validation MAP moves by
+  that much with how close to the optimum training stopped (benchmarks/results/defaults.md),
+  so a plain argmax would pick between two C values of equal merit by numerical accident.
 * :func:`select`: any method of svmmap.experiments.registry (SVMs, baselines, the best
   feature) trained from scratch for every value of its grid, the experiments' protocol:
   chosen by validation MAP, or for an SVM trained for another measure (``Method.measure``:
@@ -34,7 +34,6 @@ import numpy as np
 from svmstruct_api.qp import QPError
 
 from . import metrics, training
-from .collection import check_features
 from .errors import InputFormatError
 from .measures import MEASURES, parse, parse_select_metric
 from .params import Boolean, Interval, Sequence, Text
@@ -108,26 +107,51 @@ def holdout_split(qid, fraction, random_state=0):
     return np.isin(qid, held)
 
 
-def holdout(X, y, qid, fraction, random_state=0):
-    """((X, y, qid) to train on, (X, y, qid) held out, a description of the held-out part):
-    the documents of a random ``fraction`` of the queries held out (:func:`holdout_split`);
-    X an array, a sparse matrix or a DataFrame."""
-    held = holdout_split(np.asarray(qid), fraction, random_state)
-    y, qid = np.asarray(y), np.asarray(qid)
+def holdout(collection, fraction, random_state=0):
+    """(collection to train on, collection held out, a description of the held-out part):
+    the queries of a checked QueryCollection split by :func:`holdout_split`, each part in
+    the collection's order (nothing checked again)."""
+    held = holdout_split(collection.query_ids, fraction, random_state)
     source = f"holdout {fraction:g} of the training queries (random_state={random_state})"
-    return (_rows(X, ~held), y[~held], qid[~held]), (_rows(X, held), y[held], qid[held]), \
+    return collection.subset(np.flatnonzero(~held)), collection.subset(np.flatnonzero(held)), \
         source
 
 
-def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, callbacks=(),
+def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
+               callbacks=(), *, holdout_fraction=None, random_state=0, refit_all=True,
+               vali_path=None):
+    """The C path's training driver, for SVMMapCV and ``svmmap_learn -c C1,C2,...``: the
+    svmmap.training.FittedModel of ``params`` with C chosen along ``Cs`` (increasing) by
+    ``select_metric`` on ``vali`` (the checked QueryCollection of validation documents, read
+    from ``vali_path`` if a file) or, when ``vali`` is None, on a held-out
+    ``holdout_fraction`` of the queries of ``data`` (the checked QueryCollection of the
+    training documents; :func:`holdout`), after which the model is trained again on all of
+    ``data`` at the chosen C unless ``refit_all`` is false (:func:`refit`)."""
+    train, source = data, "eval_set"
+    if vali is None:
+        train, vali, source = holdout(data, holdout_fraction, random_state)
+    check_validation(vali.labels, vali.grouped_qid, select_metric, vali_path,
+                     None if vali_path else source)
+    problem = training.prepare(params, train)
+    fitted = select_c(params, problem, Cs, vali, select_metric, select_tol, callbacks,
+                      source)
+    if train is data:
+        return fitted
+    if refit_all:
+        return refit(params, data, fitted, callbacks)
+    return fitted.with_selection(refit=False)
+
+
+def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, callbacks=(),
              source="eval_set"):
-    """Train the prepared problem (svmmap.training.prepare) along ``Cs`` (increasing), each
+    """Train the Problem (svmmap.training.prepare) along ``Cs`` (increasing), each
     fit warm-started from the previous one, and choose C by ``select_metric`` on ``vali``
-    ((X, y, qid) of validation documents, before any feature map).  Returns (fitted
-    attributes of the chosen fit, as svmmap.training.fitted_attributes, whose
-    ``selection_`` records the path: measure, source, chosen C, seconds, whether the path was
-    ``interrupted`` and one row per C with its iterations, seconds, objectives, relative
-    gap, status and validation measure).
+    (the checked QueryCollection of validation documents, before any feature map; checked
+    for informative queries by :func:`fit_c_path`).  Returns the
+    svmmap.training.FittedModel of the chosen fit, whose ``selection`` records the path:
+    measure, source, chosen C, seconds, whether the path was ``interrupted`` and one row
+    per C with its iterations, seconds, objectives, relative gap, status and validation
+    measure.
 
     Ctrl-C (or SIGTERM, svmmap.interrupts) stops the whole path, not only the fit in
     progress: C is then chosen among the fits made so far (the interrupted one included,
@@ -135,13 +159,12 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     status, whatever it was (the model is marked not converged, as an interrupted fit is);
     before the first fit has a result, KeyboardInterrupt propagates."""
     measure = validation_measure(select_metric)
-    X_vali, y_vali, qid_vali = vali
-    check_validation(y_vali, qid_vali, select_metric, source=source)
-    if prepared["feature_map"] is not None:
-        X_vali = prepared["feature_map"].transform(check_features(X_vali), qid_vali)
-    if prepared.get("normalizer") is not None:  # the scaled columns training saw
-        X_vali = prepared["normalizer"].scale_columns(check_features(X_vali))
-    plugin = prepared["plugin"]
+    X_vali, y_vali, qid_vali = vali.X, vali.labels, vali.grouped_qid
+    if problem.feature_map is not None:
+        X_vali = problem.feature_map.transform(X_vali, qid_vali)
+    if problem.normalizer is not None:  # the scaled columns training saw
+        X_vali = problem.normalizer.scale_columns(X_vali)
+    plugin = problem.plugin
     start = time.perf_counter()
     path, results = [], []
 
@@ -164,7 +187,7 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
             if not results:
                 raise
 
-    training.train(run, plugin, lambda: Cs[min(len(path), len(Cs) - 1)])
+    training.run_guarded(run, plugin, lambda: Cs[min(len(path), len(Cs) - 1)])
     interrupted = len(path) < len(Cs) or path[-1]["status"] == "interrupted"
     best = choose([row["vali"] for row in path], select_tol)
     chosen = results[best]
@@ -173,24 +196,21 @@ def select_c(params, prepared, Cs, vali, select_metric="map", select_tol=0.0, ca
     selection = {"select_metric": select_metric, "select_tol": float(select_tol),
                  "validation": source, "C": Cs[best], "interrupted": interrupted,
                  "seconds": time.perf_counter() - start, "path": path}
-    return training.fitted_attributes(prepared, chosen, selection)
+    return training.FittedModel.of(problem, chosen, selection)
 
 
-def refit(params, X, y, qid, fitted, callbacks=()):
-    """After C was chosen on held-out training queries (:func:`holdout`): the fitted
-    attributes of the model trained on all the training queries (X, y, qid) at the chosen C
-    -- scikit-learn's GridSearchCV ``refit`` -- its selection record marked ``"refit":
+def refit(params, data, fitted, callbacks=()):
+    """After C was chosen on held-out training queries (:func:`holdout`): the FittedModel
+    trained on all the training queries ``data`` (a QueryCollection) at the chosen C --
+    scikit-learn's GridSearchCV ``refit`` -- its selection record marked ``"refit":
     true``; the held-out fit's path is kept in that record.  A path stopped by Ctrl-C or
     SIGTERM (``interrupted``) is not trained again: its held-out fit is kept, ``"refit":
     false``."""
-    if fitted["selection_"].get("interrupted"):
-        return {**fitted, "selection_": {**fitted["selection_"], "refit": False}}
-    selection = {**fitted["selection_"], "refit": True}
-    C = selection["C"]
-    prepared = training.prepare({**params, "C": C}, X, y, qid)
-    learner = training.learner({**params, "C": C}, C, callbacks)
-    result = training.train(lambda: learner.fit(prepared["plugin"]), prepared["plugin"], C)
-    return training.fitted_attributes(prepared, result, selection)
+    if fitted.selection.get("interrupted"):
+        return fitted.with_selection(refit=False)
+    C = fitted.selection["C"]
+    return dataclasses.replace(training.fit({**params, "C": C}, data, callbacks=callbacks),
+                               selection={**fitted.selection, "refit": True})
 
 
 def path_table(selection, source):
@@ -214,11 +234,6 @@ def path_table(selection, source):
                      "Not refit (--no-refit): the model is the one trained without the "
                      "held-out queries")
     return "\n".join(lines)
-
-
-def _rows(X, mask):
-    """Rows of X (ndarray, sparse matrix or DataFrame) where ``mask`` is true."""
-    return X.iloc[mask] if hasattr(X, "iloc") else X[mask]
 
 
 # -- the experiments' grid search (svmmap.experiments) --------------------------------------

@@ -1,25 +1,31 @@
 """Training an SVMMap, without scikit-learn: the structured model of a loss over the training
-queries, the cutting-plane learner, the record a model file keeps and the model it restores
-(the parameters' rules are svmmap.params').
+queries (:class:`Problem`), the cutting-plane learner, the one training driver (:func:`fit`)
+and what it produces (:class:`FittedModel`: what an estimator's fitted attributes and a model
+file hold), and the model a file restores (the parameters' rules are svmmap.params').
 
-svmmap.estimator.SVMMap (the scikit-learn estimator) and ``svmmap_learn`` both train through
-these functions; the command line imports only this, numpy, scipy.sparse and the extensions,
-never scikit-learn (whose import alone takes longer than most trainings: benchmarks/grid.py).
+svmmap.estimator.SVMMap (the scikit-learn estimator), ``svmmap_learn``, the C path
+(svmmap.selection.fit_c_path) and svmmap.dask.DaskSVMMap (through ``fit``'s
+``make_problem`` hook) all train through :func:`fit`; the command line imports only this,
+numpy, scipy.sparse and the extensions, never scikit-learn (whose import alone takes longer
+than most trainings: benchmarks/grid.py).
 ``params`` is always the dict of SVMMap's constructor arguments (``get_params(deep=False)``).
 """
 
+import os
+import sys
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from svmstruct_api.learner import NonFiniteObjective, TrainingResult, make_learner
 from svmstruct_api.qp import QPError
 
-from .collection import QueryCollection, check_sample_weight
+from .collection import check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
-from .model_file import damage_reported, renamed
+from .model_file import damage_reported, model_params, renamed
+from .model_file import model_content as file_content
 from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
@@ -46,14 +52,134 @@ class QueryWeightsError(InputFormatError):
     not the data (svmmap_learn names its --query-weights file)."""
 
 
-def prepare(params, X, y, qid, sample_weight=None):
-    """The training problem of validated arrays (X float64 CSR or C-contiguous dense, y, qid
-    one per row): the fitted feature map, the plugin over the trainable queries and the
-    counts the model records (a dict), with skipped queries warned about (the warnings
-    point at the code that called an estimator's fit: fit -> _prepare -> prepare)."""
-    if X.shape[1] == 0:
-        raise InputFormatError(no_features_error(X.shape, "SVMMap"))
-    collection = QueryCollection.from_arrays(X, y, qid)  # the one finiteness check, grouping
+@dataclass
+class Problem:
+    """A training problem: ``plugin``, the structured model over the trainable queries (an
+    svmmap.plugins plugin, or svmmap.dask's distributed model), and what the model keeps of
+    the data besides the weights: the fitted ``feature_map`` and ``normalizer`` (or None),
+    whether the data looked ``per_query_normalized`` and the query counts."""
+
+    plugin: object
+    n_queries_used: int
+    n_queries_without_relevant: int
+    n_queries_all_relevant: int
+    feature_map: object = None
+    normalizer: Normalizer = None
+    per_query_normalized: bool = None
+
+
+@dataclass
+class FittedModel:
+    """What a fit produces, and what a model file keeps: the scoring function w.phi(x) + b
+    (``coef``, ``intercept``, the fitted ``feature_map`` and ``normalizer``), the
+    ``training_result`` (svmstruct_api.learner.TrainingResult; after restore, what the file
+    keeps), the query counts, ``per_query_normalized`` and the ``selection`` record of a C
+    path (svmmap.selection.select_c), if there was one.  An estimator holds each field as
+    the attribute of the same name plus "_" (``coef_``, ...)."""
+
+    coef: np.ndarray
+    intercept: float
+    training_result: TrainingResult = None
+    feature_map: object = None
+    normalizer: Normalizer = None
+    per_query_normalized: bool = None
+    n_queries_used: int = None
+    n_queries_without_relevant: int = None
+    n_queries_all_relevant: int = None
+    selection: dict = None
+
+    @classmethod
+    def of(cls, problem, result, selection=None):
+        """The fitted model a TrainingResult of ``problem`` gives (``selection``: the record
+        of the C path it was chosen on, if any)."""
+        coef, intercept = problem.plugin.scoring_function(result.w)
+        if problem.normalizer is not None and isinstance(problem.plugin, AccuracyPlugin):
+            intercept -= problem.normalizer.fold(coef)[1]  # b + w.(shift / scale)
+        return cls(coef=coef, intercept=intercept, training_result=result,
+                   feature_map=problem.feature_map, normalizer=problem.normalizer,
+                   per_query_normalized=problem.per_query_normalized,
+                   n_queries_used=problem.n_queries_used,
+                   n_queries_without_relevant=problem.n_queries_without_relevant,
+                   n_queries_all_relevant=problem.n_queries_all_relevant,
+                   selection=selection)
+
+    @classmethod
+    def from_attributes(cls, estimator):
+        """The fitted model an estimator's attributes (``coef_``, ...) hold."""
+        return cls(**{field.name: getattr(estimator, f"{field.name}_", None)
+                      for field in fields(cls)})
+
+    def attributes(self):
+        """The estimator's fitted attributes: name + "_" -> value."""
+        return {f"{field.name}_": getattr(self, field.name) for field in fields(self)}
+
+    def with_selection(self, **changes):
+        """This model with its selection record updated by ``changes``."""
+        return replace(self, selection={**self.selection, **changes})
+
+    def scores(self, X, qid=None):
+        """The ranking scores w.phi(x) + b for the rows of a checked X (``qid`` needed only
+        by a feature map that works within queries)."""
+        X_phi = X
+        if self.feature_map is not None:
+            if self.feature_map.needs_qid and qid is None:
+                raise InputFormatError(
+                    f"the model's feature map (per_query={self.feature_map.per_query!r}) "
+                    "works within queries: pass qid to decision_function")
+            X_phi = self.feature_map.transform(X, qid)
+        if self.normalizer is not None:  # w.z, z = (x - shift) / scale
+            return self.normalizer.scores(X_phi, self.coef) + self.intercept
+        return np.asarray(X_phi @ self.coef).ravel() + self.intercept
+
+    def record(self):
+        """(model, training): what a model file keeps: the weights (and the feature map's
+        thresholds, the normaliser), and the training record, with the C path of a model
+        selection if there was one (its timings left out)."""
+        model = {"coef": [float(v) for v in self.coef], "intercept": float(self.intercept)}
+        if self.feature_map is not None:
+            model.update(self.feature_map.fitted_state())  # its thresholds
+        if self.normalizer is not None:
+            model["normalizer"] = self.normalizer.state()
+        result = self.training_result
+        if result is None:
+            return model, None
+        training = {
+            "status": result.status,
+            # NaN (nothing measured: interrupted before the first oracle pass) is written null
+            **{key: _finite_or_none(getattr(result, key))
+               for key in ("primal_objective", "dual_objective", "duality_gap",
+                           "relative_gap", "max_violation")},
+            "iterations": result.iterations, "working_set_size": result.working_set_size,
+            "n_queries_used": self.n_queries_used,
+            "n_queries_without_relevant": self.n_queries_without_relevant,
+            "n_queries_all_relevant": self.n_queries_all_relevant,
+        }
+        if self.per_query_normalized is not None:
+            training["per_query_normalized"] = bool(self.per_query_normalized)
+        if self.selection is not None:  # the C path of -c C1,C2,..., timings left out
+            training["selection"] = without_timings(self.selection)
+        return model, training
+
+
+def fit(params, data, sample_weight=None, callbacks=(), make_problem=None):
+    """The one training driver: the FittedModel of ``params`` (SVMMap's constructor
+    arguments) trained at ``params["C"]`` on ``data``, the checked QueryCollection of the
+    training documents (checked once, where they entered: an estimator's validate_data and
+    QueryCollection.from_arrays, or the reader; nothing here checks them again).
+    ``make_problem(params, data, sample_weight)`` builds the Problem (default
+    :func:`prepare`: the plugin of the measure over a QueryCollection in this process;
+    svmmap.dask: the partitions on the workers)."""
+    problem = (make_problem or prepare)(params, data, sample_weight)
+    learner_ = learner(params, params["C"], callbacks)
+    result = run_guarded(lambda: learner_.fit(problem.plugin), problem.plugin, params["C"])
+    return FittedModel.of(problem, result)
+
+
+def prepare(params, collection, sample_weight=None):
+    """The training Problem of a checked QueryCollection (``fit``); ``sample_weight`` as
+    SVMMap.fit takes it, indexed by the collection's input rows."""
+    if collection.n_features == 0:
+        raise InputFormatError(no_features_error(collection.X.shape, "SVMMap"))
     query_level = per_query_normalized(collection.X, collection.ptr)
     normalizer = None
     if params.get("normalize") is not None:  # training sees the scaled columns
@@ -65,27 +191,16 @@ def prepare(params, X, y, qid, sample_weight=None):
 
         feature_map = clone(params["feature_map"])
         collection = feature_map.fit_transform_collection(collection)
-    if collection.n_features > MAX_FEATURES:
-        raise InputFormatError(
-            f"X has {collection.n_features} features (highest feature index): more than "
-            f"the {MAX_FEATURES} a dense weight vector can reasonably hold; renumber the "
-            "features")
+    check_n_features(collection.n_features)
     loss = params["loss"]
     weights = None if sample_weight is None else \
-        check_sample_weight(sample_weight, qid, len(collection.rows))
+        check_sample_weight(sample_weight, collection.input_qid, len(collection.rows))
     queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
-    skipped = n_without_relevant + n_all_relevant
     if loss == "acc":  # a classifier learns from every document, whatever its query
-        queries, skipped = None, 0
-    elif len(queries) == 0:
-        raise InputFormatError(
-            f"none of the {collection.n_queries} queries has both a relevant (label > 0) "
-            "and a non-relevant document: there is nothing to train on")
-    if skipped:
-        warnings.warn(
-            f"{skipped} of {collection.n_queries} queries carry no constraint and are "
-            f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
-            "with only relevant documents)", stacklevel=4)
+        queries = None
+    else:
+        check_trainable(collection.n_queries, len(queries), n_without_relevant,
+                        n_all_relevant)
     example_weights = None
     if weights is not None and loss != "acc":
         example_weights = collection.query_weights(weights, queries)
@@ -94,20 +209,55 @@ def prepare(params, X, y, qid, sample_weight=None):
             if len(kept) == 0:
                 raise QueryWeightsError("every query that carries constraints has zero "
                                         "weight: there is nothing to train on")
-            warnings.warn(f"{len(queries) - len(kept)} queries of weight 0 are left "
-                          "out", stacklevel=4)
+            warn_caller(f"{len(queries) - len(kept)} queries of weight 0 are left out")
             queries, example_weights = queries[kept], example_weights[kept]
     elif weights is not None and not np.any(weights > 0):
         raise QueryWeightsError("every document has zero weight: there is nothing to train on")
-    model = make_plugin(params, collection, None if weights is None or loss != "acc"
-                   else weights[collection.rows], queries=queries)
-    model.example_weights = example_weights
-    _check_memory(model.n_features, model.n_examples, params["algorithm"],
+    plugin = make_plugin(params, collection, None if weights is None or loss != "acc"
+                         else weights[collection.rows], queries=queries)
+    plugin.example_weights = example_weights
+    _check_memory(plugin.n_features, plugin.n_examples, params["algorithm"],
                   params["cache_size"])
-    return {"plugin": model, "feature_map": feature_map, "normalizer": normalizer,
-            "per_query_normalized": query_level, "n_queries_used": model.n_examples,
-            "n_queries_without_relevant": n_without_relevant,
-            "n_queries_all_relevant": n_all_relevant}
+    return Problem(plugin=plugin, n_queries_used=plugin.n_examples,
+                   n_queries_without_relevant=n_without_relevant,
+                   n_queries_all_relevant=n_all_relevant, feature_map=feature_map,
+                   normalizer=normalizer, per_query_normalized=query_level)
+
+
+def check_n_features(n_features):
+    """Refuse more features than a dense weight vector can reasonably hold."""
+    if n_features > MAX_FEATURES:
+        raise InputFormatError(
+            f"X has {n_features} features (highest feature index): more than "
+            f"the {MAX_FEATURES} a dense weight vector can reasonably hold; renumber the "
+            "features")
+
+
+def check_trainable(n_queries, n_trainable, n_without_relevant, n_all_relevant):
+    """Refuse training queries none of which carries a constraint (a relevant and a
+    non-relevant document); warn about the queries skipped."""
+    if n_trainable == 0:
+        raise InputFormatError(
+            f"none of the {n_queries} queries has both a relevant (label > 0) "
+            "and a non-relevant document: there is nothing to train on")
+    skipped = n_without_relevant + n_all_relevant
+    if skipped:
+        warn_caller(
+            f"{skipped} of {n_queries} queries carry no constraint and are "
+            f"skipped ({n_without_relevant} without a relevant document, {n_all_relevant} "
+            "with only relevant documents)")
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_caller(message):
+    """A UserWarning pointing at the first caller outside svmmap (the code that called an
+    estimator's fit, whichever driver trained)."""
+    frame, level = sys._getframe(1), 2  # stacklevel 2: warn_caller's caller
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
 
 
 def make_plugin(params, collection, document_weights=None, queries=None):
@@ -139,7 +289,7 @@ def learner(params, C, callbacks=()):
         cache_size=params["cache_size"], rel_gap=_float_or_none(params["rel_gap"]))
 
 
-def train(run, plugin, C):
+def run_guarded(run, plugin, C):
     """``run()`` (a learner's fit or path over ``plugin``) with the learners' numerical
     failures turned into one-line input errors; ``C``: the trade-off trained, or a function
     giving the one in training when a failure happens (along a path)."""
@@ -148,6 +298,8 @@ def train(run, plugin, C):
     except NonFiniteObjective as exc:
         raise InputFormatError(str(exc)) from None
     except QPError:
+        if not hasattr(plugin, "collection"):  # distributed: the values are on the workers
+            raise
         C = C() if callable(C) else C
         largest = _largest_abs_value(plugin.collection.X)
         if not np.isfinite(float(C) * largest * largest):
@@ -156,51 +308,6 @@ def train(run, plugin, C):
                 f"feature value ({largest:g}) is beyond float64; scale the features or "
                 "lower C") from None
         raise
-
-
-def fitted_attributes(prepared, result, selection=None):
-    """The fitted attributes of SVMMap (name -> value) a TrainingResult of the prepared
-    problem gives (``selection``: the record of the C path it was chosen on, if any)."""
-    coef, intercept = prepared["plugin"].scoring_function(result.w)
-    normalizer = prepared.get("normalizer")
-    if normalizer is not None and isinstance(prepared["plugin"], AccuracyPlugin):
-        intercept -= normalizer.fold(coef)[1]  # b + w.(shift / scale): svmmap.normalize
-    return {"coef_": coef, "intercept_": intercept, "feature_map_": prepared["feature_map"],
-            "normalizer_": normalizer,
-            "per_query_normalized_": prepared.get("per_query_normalized"),
-            "training_result_": result, "selection_": selection,
-            **{f"{key}_": prepared[key] for key in (
-                "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")}}
-
-
-def model_record(fitted):
-    """(model, training): what a model file keeps of the fitted attributes ``fitted`` (a
-    mapping like fitted_attributes'): the weights (and the feature map's thresholds), and
-    the training record, with the C path of a model selection if there was one."""
-    model = {"coef": [float(v) for v in fitted["coef_"]],
-             "intercept": float(fitted["intercept_"])}
-    if fitted["feature_map_"] is not None:
-        model.update(fitted["feature_map_"].fitted_state())  # its thresholds
-    if fitted.get("normalizer_") is not None:
-        model["normalizer"] = fitted["normalizer_"].state()
-    result = fitted["training_result_"]
-    if result is None:
-        return model, None
-    training = {
-        "status": result.status,
-        # NaN (nothing measured: interrupted before the first oracle pass) is written null
-        **{key: _finite_or_none(getattr(result, key))
-           for key in ("primal_objective", "dual_objective", "duality_gap", "relative_gap",
-                       "max_violation")},
-        "iterations": result.iterations, "working_set_size": result.working_set_size,
-        **{key: fitted[f"{key}_"] for key in (
-            "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")},
-    }
-    if fitted.get("per_query_normalized_") is not None:
-        training["per_query_normalized"] = bool(fitted["per_query_normalized_"])
-    if fitted.get("selection_") is not None:  # the C path of -c C1,C2,..., timings left out
-        training["selection"] = without_timings(fitted["selection_"])
-    return model, training
 
 
 #: keys of a selection record (and of its path's rows) that hold timings: printed and kept on
@@ -236,7 +343,7 @@ def params_from_file(params):
 
 
 def restore(params, n_features_in, model, record):
-    """The fitted attributes (as fitted_attributes gives them) of a model file's ``model``
+    """The FittedModel of a model file's ``model``
     and ``training`` record for a model of ``params`` on ``n_features_in`` columns; raises
     ValueError, KeyError or TypeError for damaged content.  The training result holds what
     the file keeps (timings NaN, slack None, history empty)."""
@@ -257,18 +364,12 @@ def restore(params, n_features_in, model, record):
         normalizer = Normalizer.from_state(model["normalizer"])
         if normalizer.kind != params["normalize"] or len(normalizer.scale) != n_weights:
             raise ValueError("the normalizer does not match the model's normalize / features")
-    fitted = {"coef_": coef, "intercept_": intercept, "feature_map_": feature_map,
-              "normalizer_": normalizer, "per_query_normalized_": None,
-              "training_result_": None, "selection_": None, "n_queries_used_": None,
-              "n_queries_without_relevant_": None, "n_queries_all_relevant_": None}
+    fitted = FittedModel(coef=coef, intercept=intercept, feature_map=feature_map,
+                         normalizer=normalizer)
     if record is None:
         return fitted
-    fitted["selection_"] = record.get("selection")
-    fitted["per_query_normalized_"] = record.get("per_query_normalized")
-    for key in ("n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant"):
-        fitted[f"{key}_"] = int(record[key])
     nan = float("nan")
-    fitted["training_result_"] = TrainingResult(
+    result = TrainingResult(
         w=np.append(coef, intercept) if params["loss"] == "acc" else coef.copy(),
         formulation=params["algorithm"], C=float(params["C"]),
         epsilon=_float_or_none(params["epsilon"]), status=str(record["status"]),
@@ -278,7 +379,10 @@ def restore(params, n_features_in, model, record):
         working_set_size=int(record["working_set_size"]),
         seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
         rel_gap=_float_or_none(params["rel_gap"]))
-    return fitted
+    counts = {key: int(record[key]) for key in (
+        "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")}
+    return replace(fitted, training_result=result, selection=record.get("selection"),
+                   per_query_normalized=record.get("per_query_normalized"), **counts)
 
 
 def file_scorer(document, path):
@@ -291,7 +395,7 @@ def file_scorer(document, path):
     with damage_reported(path, "damaged model file (svmmap: {})"):
         fitted = restore(params, document["n_features_in"], document["model"],
                          document["training"])
-    return document["n_features_in"], lambda X, qid: scores(fitted, X, qid)
+    return document["n_features_in"], fitted.scores
 
 
 def upgrade_v1(document, v2):
@@ -315,28 +419,11 @@ def upgrade_v1(document, v2):
     v2["model"] = model
 
 
-def scores(fitted, X, qid=None):
-    """The ranking scores w.phi(x) + b of the fitted attributes ``fitted`` for the rows of a
-    checked X (phi the fitted feature map, if any; ``qid`` needed only by a map that works
-    within queries)."""
-    feature_map = fitted["feature_map_"]
-    if feature_map is not None:
-        if feature_map.needs_qid and qid is None:
-            raise InputFormatError(
-                f"the model's feature map (per_query={feature_map.per_query!r}) works within "
-                "queries: pass qid to decision_function")
-        X = feature_map.transform(X, qid)
-    normalizer = fitted.get("normalizer_")
-    if normalizer is not None:  # w.z, z = (x - shift) / scale
-        return normalizer.scores(X, fitted["coef_"]) + fitted["intercept_"]
-    return np.asarray(X @ fitted["coef_"]).ravel() + fitted["intercept_"]
-
-
-def model_params(params):
-    """The parameters a model file records (the run-time settings left out, a feature map
-    as its JSON parameters)."""
-    return {name: value.json_params() if hasattr(value, "json_params") else value
-            for name, value in sorted(params.items()) if name not in RUNTIME_PARAMS}
+def model_content(params, n_features_in, fitted, feature_names_in=None):
+    """The content of the model file (svmmap.model_file) of the FittedModel ``fitted`` of
+    ``params`` on ``n_features_in`` columns: what SVMMap.save and svmmap_learn write."""
+    return file_content("svmmap", model_params(params, RUNTIME_PARAMS), n_features_in,
+                        *fitted.record(), feature_names_in)
 
 
 #: dense float64 vectors of length d that training holds besides the working set's rows:

@@ -184,3 +184,34 @@ def test_no_warning_when_every_query_is_usable(data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SVMMap(C=1).fit(*data)
+
+
+def test_the_estimator_holds_what_the_training_driver_produces(data, fitted):
+    """SVMMap.fit is svmmap.training.fit: its attributes are the FittedModel's fields, the
+    model file keeps the FittedModel's record, and restoring that record scores alike."""
+    from svmmap import training
+
+    X, y, qid = data
+    params = fitted.get_params(deep=False)
+    model = training.fit(params, fitted._training_collection(X, y, qid))
+    assert isinstance(model, training.FittedModel)
+    np.testing.assert_array_equal(model.coef, fitted.coef_)
+    held = training.FittedModel.from_attributes(fitted)
+    assert held.n_queries_used == model.n_queries_used == fitted.n_queries_used_
+    assert held.record() == model.record()
+    restored = training.restore(params, X.shape[1], *model.record())
+    np.testing.assert_array_equal(restored.scores(X), fitted.decision_function(X))
+    assert restored.record() == model.record()
+
+
+def test_skipped_queries_are_warned_about_at_the_callers_line(data):
+    """Whichever driver trains (SVMMap, SVMMapCV), the warning points at the caller's fit."""
+    from svmmap.model_selection import SVMMapCV
+
+    X, y, qid = data
+    y = y.copy()
+    y[qid == qid[0]] = 0
+    for model in (SVMMap(), SVMMapCV(Cs=(1, 10))):
+        with pytest.warns(UserWarning, match="carry no constraint") as caught:
+            model.fit(X, y, qid)
+        assert {w.filename for w in caught if "carry no" in str(w.message)} == {__file__}

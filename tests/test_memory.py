@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from svmmap import SVMMap
+from svmmap import SVMMap, training
 from svmmap.collection import QueryCollection, check_features
 from svmstruct_api.plugin import StructuredModel
 
@@ -47,8 +47,9 @@ def test_batch_hook_equals_the_per_query_reference(loss, sparse):
     X, y, qid = _with_skipped_queries(seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prepared = SVMMap(loss=loss)._prepare(sp.csr_matrix(X) if sparse else X, y, qid)
-    plugin = prepared["plugin"]
+        model = SVMMap(loss=loss)
+        data = model._training_collection(sp.csr_matrix(X) if sparse else X, y, qid)
+        plugin = training.prepare(model.get_params(deep=False), data).plugin
     rng = np.random.default_rng(1)
     for w in (np.zeros(plugin.n_features), rng.normal(size=plugin.n_features)):
         fast = plugin.most_violated_constraints(w)

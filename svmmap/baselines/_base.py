@@ -5,7 +5,6 @@ import numpy as np
 
 from .. import metrics
 from ..base import BaseRanker
-from ..collection import QueryCollection
 from ..groups import set_best_score
 
 
@@ -36,4 +35,4 @@ class BaselineRanker(BaseRanker):
         """Check the parameters, validate the training data (at least one feature:
         ``_min_features``) and group it by query once (QueryCollection)."""
         self.check_params()
-        return QueryCollection.from_arrays(*self._validate_training_data(X, y, qid))
+        return super()._training_collection(X, y, qid)

@@ -1,6 +1,8 @@
 """The SVM-MAP plugin: Delta_MAP(y*, y) = 1 - AP(y) with Algorithm 2 as separation oracle."""
 
-from .._map_kernels import map_constraints, most_violated_map, ranking_coefficients
+from functools import cached_property
+
+from .._map_kernels import harmonic_numbers, map_pass, most_violated_map, ranking_coefficients
 from .ranking import RankingPlugin
 
 
@@ -17,8 +19,13 @@ class MapPlugin(RankingPlugin):
         super().__init__(collection, n_threads, queries)
         self.oracle = oracle
 
-    def fused_constraints(self, X, w, relevant, ptr):
-        return map_constraints(X, w, relevant, ptr, self.oracle, self.n_threads)
+    def constraint_pass(self, inputs):
+        return map_pass(inputs, self._harmonic, self.oracle, self.n_threads)
+
+    @cached_property
+    def _harmonic(self):
+        """H_0..H_{M+1} for the largest query size M (the oracle's table), made once."""
+        return harmonic_numbers(self.collection.ptr)
 
     def most_violated_coefficients(self, scores, relevant, ptr):
         return most_violated_map(scores, relevant, ptr, self.oracle, self.n_threads)

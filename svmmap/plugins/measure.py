@@ -4,9 +4,12 @@ definitions and exact separation oracles in ``svmmap._loss_kernels``, under the 
 ``oracle`` kind), on the joint feature map of SVM-MAP -- the structural SVMs of Chakrabarti,
 Khanna, Sawant & Bhattacharyya (KDD 2008)."""
 
+from functools import cached_property
+
 import numpy as np
 
-from .._loss_kernels import loss_constraints, most_violated, ranking_losses
+from .._kernel_inputs import checked_constraint_inputs
+from .._loss_kernels import loss_pass, most_violated, ranking_losses
 from ..errors import InputFormatError
 from ..measures import MEASURES, parse_loss
 from ..options import MAX_NDCG_LABEL, ndcg_label_error
@@ -53,8 +56,16 @@ class MeasurePlugin(RankingPlugin):
             raise InputFormatError(ndcg_label_error(largest))
         return gains_of_labels(collection.labels)
 
-    def fused_constraints(self, X, w, targets, ptr):
-        return loss_constraints(X, w, targets, ptr, self.kind, self.k, self.n_threads)
+    @cached_property
+    def constraint_inputs(self):
+        """The kernels' inputs (RankingPlugin.constraint_inputs), with the gains for NDCG."""
+        collection = self.collection
+        gains = self._targets if self.kind == "ndcg" else None
+        return checked_constraint_inputs(collection.kernel_X, np.zeros(self.n_features),
+                                         self._targets > 0, collection.ptr, gains)
+
+    def constraint_pass(self, inputs):
+        return loss_pass(inputs, self.kind, self.k, self.n_threads)
 
     def most_violated_coefficients(self, scores, targets, ptr):
         return most_violated(scores, targets, ptr, self.kind, self.k, self.n_threads)

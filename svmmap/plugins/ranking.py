@@ -8,11 +8,13 @@ An output y of one query is a ranking: an array of the query's document position
 """
 
 from abc import abstractmethod
+from functools import cached_property
 
 import numpy as np
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
+from .._kernel_inputs import checked_constraint_inputs
 from .._map_kernels import ranking_coefficients
 from ..options import thread_count
 from .rows import QueryRows
@@ -32,11 +34,13 @@ class RankingPlugin(StructuredModel):
     the graded gains for the measures that need them; relevant means target > 0):
     ``most_violated_coefficients(scores, targets, ptr) -> (c_hat, Delta)``,
     ``ranking_loss(scores, targets, ptr) -> Delta`` of the rankings by score, and
-    ``fused_constraints(X, w, targets, ptr) -> (Delta, c* - c_hat, w.dpsi)``, the learners'
-    batch hook in
-    one pass over the data (X dense or the ``csr_for_kernels`` arrays): scores X_q w, the
-    oracle, the coefficients c* - c_hat of dpsi_q = X_q^T (c* - c_hat) and the margins w.dpsi_q
-    (svmmap.plugins.rows: the batch's dpsi is a QueryRows, never a queries x features array).
+    ``constraint_pass(inputs) -> (Delta, c* - c_hat, w.dpsi)``, the learners' batch hook in
+    one pass over the data: scores X_q w, the oracle, the coefficients c* - c_hat of
+    dpsi_q = X_q^T (c* - c_hat) and the margins w.dpsi_q (svmmap.plugins.rows: the batch's
+    dpsi is a QueryRows, never a queries x features array).  ``inputs`` are the collection's
+    kernel arrays checked once, when the plugin first needs them (``constraint_inputs``),
+    with the pass's w in place: the collection was checked where it was made, and no pass
+    checks it again.
     """
 
     def __init__(self, collection, n_threads=1, queries=None):
@@ -60,9 +64,17 @@ class RankingPlugin(StructuredModel):
         """Delta(y*, y) (n,) of the rankings by ``scores`` (ties broken by position)."""
 
     @abstractmethod
-    def fused_constraints(self, X, w, targets, ptr):
+    def constraint_pass(self, inputs):
         """(Delta (N,), c* - c_hat (m,), w.dpsi (N,)) of every query's most violated ranking
-        at w, in one pass."""
+        at ``inputs.w``, in one pass (``inputs``: ``constraint_inputs`` with w in place)."""
+
+    @cached_property
+    def constraint_inputs(self):
+        """The kernels' ConstraintInputs of the collection (svmmap._kernel_inputs: X as the
+        kernels read it, the targets' relevance flags, ptr; w a placeholder), checked once."""
+        collection = self.collection
+        return checked_constraint_inputs(collection.kernel_X, np.zeros(self.n_features),
+                                         self._targets > 0, collection.ptr)
 
     @staticmethod
     def scoring_function(w):
@@ -76,8 +88,9 @@ class RankingPlugin(StructuredModel):
         extension, dpsi kept as the documents' coefficients (a QueryRows)."""
         collection = self.collection
         w = np.ascontiguousarray(w, dtype=np.float64)
-        loss, coef, margins = self.fused_constraints(collection.kernel_X, w, self._targets,
-                                                     collection.ptr)
+        if w.shape != (self.n_features,):  # the learner's vector, not the data
+            raise ValueError(f"w has shape {w.shape}, the plugin {self.n_features} features")
+        loss, coef, margins = self.constraint_pass(self.constraint_inputs._replace(w=w))
         if self.queries is not None:
             loss, margins = loss[self.queries], margins[self.queries]
         rows = QueryRows(collection.kernel_X, coef, collection.ptr, collection.query_of_doc,

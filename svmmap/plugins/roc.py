@@ -2,7 +2,7 @@
 (relevant, non-relevant) pairs -- the ROC-area SVM of Joachims (ICML 2005), the baseline
 SVM-ROC of Yue et al. (2007), on the same joint feature map as SVM-MAP."""
 
-from .._roc_kernels import most_violated_roc, ranking_roc_loss, roc_constraints
+from .._roc_kernels import most_violated_roc, ranking_roc_loss, roc_pass
 from .ranking import RankingPlugin
 
 
@@ -16,8 +16,8 @@ class RocPlugin(RankingPlugin):
     per-query sort, this oracle and the coefficients of dpsi = X_q^T (c* - c_hat).
     """
 
-    def fused_constraints(self, X, w, relevant, ptr):
-        return roc_constraints(X, w, relevant, ptr, self.n_threads)
+    def constraint_pass(self, inputs):
+        return roc_pass(inputs, self.n_threads)
 
     def most_violated_coefficients(self, scores, relevant, ptr):
         return most_violated_roc(scores, relevant, ptr, self.n_threads)
