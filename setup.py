@@ -76,8 +76,12 @@ setup(
                  # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas;
                  # dask.dataframe needs pyarrow (dask's dataframe extra)
                  "pandas>=1.5",
-                 "dask[dataframe,distributed]>=2023.1"],
+                 "dask[dataframe,distributed]>=2023.1",
+                 # svmmap.experiments.classic: runs over the classic test collections
+                 "PyStemmer>=2.2", "bm25s>=0.2"],
         "plot": ["matplotlib>=3.5"],
+        # svmmap.experiments.classic: the stemmer and BM25 of the retrieval runs
+        "experiments": ["PyStemmer>=2.2", "bm25s>=0.2"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
         "dask": ["dask[distributed]>=2023.1"],
     },
