@@ -15,6 +15,14 @@ Modules, one job each:
                balanced design, Tables 6-11 layout (``python -m svmmap.experiments.trials``).
 ``trec``       build a data set from TREC run files and qrels; write predictions as a run.
 ``plots``      per-query AP scatter and 11-point interpolated precision-recall curves.
+``journal``    every finished trial / fold-method run kept on disk; ``--resume``.
+``meter``      progress in finished units with an estimate of the time left.
+``smart``      classic test collections in the SMART format (Cranfield, CISI, CACM).
+``text``       stop list and Snowball stemmer.
+``retrieval``  retrieval functions (BM25, SMART TF-IDF, query likelihood, DFR, axiomatic) on
+               one sparse document-term matrix.
+``classic``    TREC runs of those functions over a classic collection
+               (``python -m svmmap.experiments.classic``).
 
 Every number is computed by :mod:`svmmap.metrics` under the LETOR convention (queries without
 a relevant document have AP 0 and stay in the mean), unless a table says otherwise.
