@@ -21,8 +21,9 @@ docno rank score tag``), i.e. one base retrieval function.  The command
    SVM-MAP, SVM-ROC and the SVM-ACC variants by default (the paper's rows);
 4. writes ``OUT/tables.md``: the runs' MAP, then per data set the methods' mean test MAP with
    W/L and Wilcoxon of SVM-MAP against each method and against the best, 2nd and 3rd best base
-   function -- the layout of Tables 6-8 (TREC-9: all submissions, base functions, without the
-   best submission) and 9-11 (the same for TREC-10: run the command once per year).
+   function -- the rows of Tables 6-11 (SVM-MAP against the other SVMs and against the base
+   functions, with all submissions and without the best one); run the command once per TREC
+   year.  (Which table number holds which of these rows is not checked against the paper.)
 
 Each protocol run keeps its finished trials in ``OUT/<data set>/trials.jsonl``; ``--resume``
 continues an interrupted command.
