@@ -220,3 +220,11 @@ def test_meter_lines_and_estimate(capsys):
     assert re.fullmatch(r"trial 3/5: x  \[3/5, \S+ elapsed, ~\S+ left\]", lines[0])
     assert lines[1].startswith("trial 4/5: y  [4/5,")
     np.testing.assert_equal(meter.done, 4)
+
+
+@pytest.mark.parametrize("seconds, text", [(None, "?"), (59.6, "1m00s"), (1199.6, "20m00s"),
+                                           (3599.7, "1h00m"), (42.2, "42s")])
+def test_durations_round_to_whole_seconds_first(seconds, text):
+    from svmmap.progress import _duration
+
+    assert _duration(seconds) == text
