@@ -228,3 +228,15 @@ def test_durations_round_to_whole_seconds_first(seconds, text):
     from svmmap.progress import _duration
 
     assert _duration(seconds) == text
+
+
+def test_meter_on_a_terminal_writes_lines_above_a_bar(capsys):
+    import io
+
+    lines = io.StringIO()
+    meter = Meter(total=3, done=1, stream=lines, tty=True)
+    meter.step("trial 2/3: a")
+    meter.step("trial 3/3: b")
+    meter.close()
+    assert lines.getvalue().splitlines() == ["trial 2/3: a", "trial 3/3: b"]
+    assert "3/3" in capsys.readouterr().err      # the bar, on stderr

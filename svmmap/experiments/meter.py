@@ -30,7 +30,7 @@ class Meter:
 
             self._bar = tqdm(total=total, initial=done, unit=label[:-1] if
                              label.endswith("s") else label, desc=label, file=sys.stderr,
-                             leave=False)
+                             leave=False, mininterval=0)  # units take minutes: draw each
 
     def seconds_left(self):
         """Estimated seconds until every unit is done; None before the first unit."""
