@@ -37,6 +37,7 @@ Families (:data:`MODELS` lists the runs made with each; ``ln`` natural, ``log2``
 """
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,34 +55,29 @@ class Index:
     def __init__(self, documents):
         """``documents``: a list of term lists."""
         self.tokens = [list(d) for d in documents]
-        vocabulary = {}
-        rows, cols = [], []
-        for i, terms in enumerate(self.tokens):
-            for term in terms:
-                rows.append(i)
-                cols.append(vocabulary.setdefault(term, len(vocabulary)))
-        if not vocabulary:
+        lengths = np.fromiter(map(len, self.tokens), dtype=np.intp, count=len(self.tokens))
+        if not lengths.sum():
             raise SVMMapError("no document has an index term")
-        self.vocabulary = vocabulary
-        self.tf = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
-                                shape=(len(self.tokens), len(vocabulary)))
+        flat = np.fromiter(chain.from_iterable(self.tokens), dtype=object, count=lengths.sum())
+        terms, cols = np.unique(flat.astype(str), return_inverse=True)
+        self.vocabulary = {term: j for j, term in enumerate(terms.tolist())}
+        rows = np.repeat(np.arange(len(self.tokens)), lengths)
+        self.tf = sp.csr_matrix((np.ones(len(rows)), (rows, cols.ravel())),
+                                shape=(len(self.tokens), len(terms)))
         self.tf.sum_duplicates()
         self.n_documents = self.tf.shape[0]
         self.dl = np.asarray(self.tf.sum(axis=1)).ravel()
         self.avgdl = self.dl.mean()
-        self.df = np.bincount(self.tf.indices, minlength=len(vocabulary)).astype(np.float64)
+        self.df = np.bincount(self.tf.indices, minlength=len(terms)).astype(np.float64)
         self.cf = np.asarray(self.tf.sum(axis=0)).ravel()
         self.p = self.cf / self.cf.sum()
 
     def queries(self, queries):
         """CSR (n queries x V) of the query term counts (out-of-vocabulary terms dropped)."""
-        rows, cols = [], []
-        for i, terms in enumerate(queries):
-            for term in terms:
-                column = self.vocabulary.get(term)
-                if column is not None:
-                    rows.append(i)
-                    cols.append(column)
+        known = [[self.vocabulary[t] for t in terms if t in self.vocabulary]
+                 for terms in queries]
+        rows = np.repeat(np.arange(len(known)), [len(k) for k in known])
+        cols = np.fromiter(chain.from_iterable(known), dtype=np.intp, count=len(rows))
         Q = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
                           shape=(len(queries), len(self.vocabulary)))
         Q.sum_duplicates()
