@@ -82,9 +82,9 @@ def main():
         if not runs:
             continue
         sizes = runs[0]["sizes"]
-        cells, out = _row(f"**{collection}, {len(runs)} seeds**", runs)
+        cells, out = _row(f"**{collection}, {len(runs)} seed{'s' * (len(runs) > 1)}**", runs)
         rows.append(cells)
-        summary[collection] = {"queries_in_qrels": queries, "documents": documents,
+        summary[collection] = {"queries": queries, "documents": documents,
                                "relevant": relevant, "pool": runs[0]["pool_queries"],
                                "sizes": sizes, "trials_per_seed": runs[0]["trials"],
                                "seeds": [r["seed"] for r in runs], **out}
