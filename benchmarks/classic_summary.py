@@ -86,15 +86,16 @@ def main():
         rows.append(cells)
         summary[collection] = {"queries": queries, "documents": documents,
                                "relevant": relevant, "pool": runs[0]["pool_queries"],
-                               "sizes": sizes, "trials_per_seed": runs[0]["trials"],
+                               "sizes": sizes, "trials_per_seed": [r["trials"] for r in runs],
                                "seeds": [r["seed"] for r in runs], **out}
     header = ["collection", "SVM-MAP", *(label for _, label in COLUMNS),
               "best base function (on test)", "C at low end (MAP, ROC)"]
     pools = "; ".join(
         f"{c}: {s['pool']} queries, {s['documents']} query-document pairs, "
         f"{100 * s['relevant'] / s['documents']:.2f}% relevant, trials of "
-        f"{s['sizes'][0]}/{s['sizes'][1]}/{s['sizes'][2]} queries, {s['trials_per_seed']} "
-        f"trials per seed" for c, s in summary.items())
+        f"{s['sizes'][0]}/{s['sizes'][1]}/{s['sizes'][2]} queries, "
+        f"{' + '.join(map(str, s['trials_per_seed']))} trials (seeds "
+        f"{', '.join(map(str, s['seeds']))})" for c, s in summary.items())
     md = "\n\n".join([
         "Command: `python benchmarks/classic_summary.py` (after "
         "`sh benchmarks/classic_trials.sh COLLECTION 10 \"0 1 2\"` for each collection; each "
