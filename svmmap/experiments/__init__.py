@@ -23,6 +23,8 @@ Modules, one job each:
                one sparse document-term matrix.
 ``classic``    TREC runs of those functions over a classic collection
                (``python -m svmmap.experiments.classic``).
+``trec_tables`` a directory of TREC runs and a qrels file -> Tables 6-11, one command
+               (``python -m svmmap.experiments.trec_tables``).
 
 Every number is computed by :mod:`svmmap.metrics` under the LETOR convention (queries without
 a relevant document have AP 0 and stay in the mean), unless a table says otherwise.
