@@ -81,10 +81,14 @@ setup(
                  "dask[dataframe,distributed]>=2023.1",
                  # svmmap.pyterrier and the ir_measures cross-checks: PyTerrier's Java-free
                  # core (Java is its [java] extra, not installed), which brings ir_measures
-                 "pyterrier>=1.0", "ir-measures>=0.3.1"],
+                 "pyterrier>=1.0", "ir-measures>=0.3.1",
+                 # svmmap.experiments.classic: runs over the classic test collections
+                 "PyStemmer>=2.2", "bm25s>=0.2"],
         "plot": ["matplotlib>=3.5"],
         # svmmap.pyterrier: the SVMMapRanker stage (PyTerrier 1.x core, no Java)
         "pyterrier": ["pyterrier>=1.0"],
+        # svmmap.experiments.classic: the stemmer and BM25 of the retrieval runs
+        "experiments": ["PyStemmer>=2.2", "bm25s>=0.2"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
         "dask": ["dask[distributed]>=2023.1"],
     },

@@ -38,8 +38,11 @@ def _number(value, digits=6):
 
 
 def _duration(seconds):
+    """``42s``, ``19m59s``, ``1h05m``; whole seconds first, so 1199.6 s is 20m00s, not
+    19m60s."""
     if seconds is None:
         return "?"
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds:.0f}s"
     if seconds < 3600:

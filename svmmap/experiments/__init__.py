@@ -14,6 +14,16 @@ Modules, one job each:
                balanced design, Tables 6-11 layout (``python -m svmmap.experiments.trials``).
 ``trec``       build a data set from TREC run files and qrels; write predictions as a run.
 ``plots``      per-query AP scatter and 11-point interpolated precision-recall curves.
+``journal``    every finished trial / fold-method run kept on disk; ``--resume``.
+``meter``      progress in finished units with an estimate of the time left.
+``smart``      classic test collections in the SMART format (Cranfield, CISI, CACM).
+``text``       stop list and Snowball stemmer.
+``retrieval``  retrieval functions (BM25, SMART TF-IDF, query likelihood, DFR, axiomatic) on
+               one sparse document-term matrix.
+``classic``    TREC runs of those functions over a classic collection
+               (``python -m svmmap.experiments.classic``).
+``trec_tables`` a directory of TREC runs and a qrels file -> Tables 6-11, one command
+               (``python -m svmmap.experiments.trec_tables``).
 
 A method is trained over its grid and its hyper-parameter picked by validation MAP by
 :func:`svmmap.selection.select` (the measure and tie rule of every model selection in svmmap).

@@ -15,6 +15,10 @@ the per-query test AP of all folds (each query is tested in exactly one fold).
 Writes ``letor.md``, ``letor.csv`` (one row per method and fold, and the means) and
 ``letor.json`` (also per-query test AP and 11-point precision-recall curves, for
 :mod:`.plots`) into ``--out``.
+
+Long runs: each finished (fold, method) grid search is appended to ``--out``/``letor.jsonl``
+(:mod:`.journal`); ``--resume`` continues an interrupted run to the same tables.  Progress:
+one line per fold and method with an estimate of the time left (:mod:`.meter`).
 """
 
 import argparse
@@ -35,45 +39,70 @@ from ..metrics import interpolated_precision
 from ..selection import select
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
+from .journal import Journal
+from .meter import Meter
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))
 REFERENCE = "svm-map"
+#: the file in ``--out`` that keeps every finished fold-method run (:mod:`.journal`)
+JOURNAL = "letor.jsonl"
 #: Not run unless named: their per-query normalisation repairs raw retrieval scores (the
 #: LETOR features are already normalised per query) and their binned classification SVMs
 #: take minutes per fold.
 NOT_BY_DEFAULT = ("svm-acc3", "svm-acc4")
 
 
-def run(data, methods, folds=None, log=None):
-    """Run the protocol; returns a JSON-able dict (see :func:`render`)."""
+def run_unit(method, split):
+    """The JSON-able record of one method on one fold (``split``: its train / vali / test
+    Splits): the chosen value, validation and test measures, time, failures, 11-point
+    curve and per-query test AP."""
+    test = split["test"]
+    chosen = select(method, split["train"], split["vali"])
+    scores = chosen.scores(test)
+    row = metrics.evaluate(scores, test.y, test.qid, at=CUTOFFS)
+    ap = metrics.per_query("ap", scores, test.y, test.qid)
+    return {"grid": list(chosen.grid),
+            "value": tables.format_value(chosen.value, method.param), "end": chosen.end,
+            "vali_map": chosen.vali_map[chosen.value], "seconds": chosen.seconds,
+            "failed": [value for value, _ in chosen.failed],
+            **{m: float(row[m]) for m in MEASURES},
+            "pr11": interpolated_precision(scores, test.y, test.qid).tolist(),
+            "ap": dict(zip(map(str, ap.ids.tolist()), ap.values.tolist()))}
+
+
+def run(data, methods, folds=None, log=None, journal=None, meter=None):
+    """Run the protocol; returns a JSON-able dict (see :func:`render`).
+
+    ``journal`` (:class:`.journal.Journal`): (fold, method) units found in it are taken from
+    it and each unit finished here is added (key ``"<fold>:<method>"``); ``meter``
+    (:class:`.meter.Meter`) is stepped after each unit finished here (else ``log``, if given,
+    gets one line per unit)."""
     results = {m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
                         "per_query": {}}
                for m in methods}
     start = time.perf_counter()
     for fold, path in find_folds(data, folds).items():
-        split = load_fold(path)
-        test = split["test"]
+        split = None
         for method in methods:
-            chosen = select(method, split["train"], split["vali"])
-            scores = chosen.scores(test)
-            row = metrics.evaluate(scores, test.y, test.qid, at=CUTOFFS)
-            ap = metrics.per_query("ap", scores, test.y, test.qid)
+            key = f"{fold}:{method.name}"
+            record = journal.done.get(key) if journal is not None else None
+            if record is None:
+                split = split or load_fold(path)
+                record = run_unit(method, split)
+                if journal is not None:
+                    journal.add(key, record)
+                line = (f"Fold{fold} {method.label:<14} {record['value']:<12} vali MAP "
+                        f"{record['vali_map']:.4f}  test MAP {record['MAP']:.4f}  "
+                        f"{record['seconds']:.1f}s")
+                if meter is not None:
+                    meter.step(line)
+                elif log:
+                    log(line)
             entry = results[method.name]
-            entry["grid"] = chosen.grid
-            entry["folds"][fold] = {
-                "value": tables.format_value(chosen.value, method.param), "end": chosen.end,
-                "vali_map": chosen.vali_map[chosen.value], "seconds": chosen.seconds,
-                "failed": [value for value, _ in chosen.failed],
-                **{m: row[m] for m in MEASURES},
-                "pr11": interpolated_precision(scores, test.y, test.qid).tolist()}
-            entry["per_query"].update({f"{fold}:{q}": v for q, v in zip(ap.ids.tolist(),
-                                                                         ap.values.tolist())})
-            if log:
-                value = tables.format_value(chosen.value, method.param)
-                log(f"Fold{fold} {method.label:<14} {value:<12} vali MAP "
-                    f"{chosen.vali_map[chosen.value]:.4f}  test MAP {row['MAP']:.4f}  "
-                    f"{chosen.seconds:.1f}s")
+            entry["grid"] = record["grid"]
+            entry["folds"][fold] = {k: v for k, v in record.items() if k not in ("grid", "ap")}
+            entry["per_query"].update({f"{fold}:{q}": v for q, v in record["ap"].items()})
     for entry in results.values():
         entry["pr11"] = np.mean([f["pr11"] for f in entry["folds"].values()], axis=0).tolist()
     return {"data": str(data), "methods": results, "seconds": time.perf_counter() - start}
@@ -163,19 +192,39 @@ def main(argv=None):
     parser.add_argument("--folds", default=None, help="e.g. 1,2 (default: all)")
     parser.add_argument("--out", required=True, help="output folder")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run kept in --out (letor.jsonl): its "
+                             "finished fold-method pairs are read back, the others are run")
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.letor " + shlex.join(
         sys.argv[1:] if argv is None else argv)
+    journal = None
     try:
         # before the run (hours of work), not after it
         tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
         methods = registry.select_methods(registry.parse_names(args.methods),
                                           registry.parse_grids(args.grid),
                                           exclude=NOT_BY_DEFAULT)
-        results = run(args.data, methods, parse_folds(args.folds),
-                      log=None if args.quiet else print)
+        folds = find_folds(args.data, parse_folds(args.folds))
+        config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
+                  "methods": [m.name for m in methods], "grid": args.grid or [],
+                  "folds": list(folds), "svm": registry.SVM_SETTINGS}
+        journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+        total = len(folds) * len(methods)
+        meter = None if args.quiet else Meter(total, len(journal.done), label="runs")
+        try:
+            results = run(args.data, methods, list(folds), journal=journal, meter=meter)
+        finally:
+            if meter is not None:
+                meter.close()
     except (SVMMapError, QPError) as err:
         parser.exit(1, f"error: {err}\n")
+    except KeyboardInterrupt:
+        if journal is None:
+            parser.exit(130, "interrupted\n")
+        parser.exit(130, f"interrupted: {len(journal.done)} of {total} fold-method runs are "
+                         f"kept in {journal.path}; rerun the command with --resume to "
+                         "continue\n")
     md, csv = render(results, command)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,12 @@ every query of the set; or the files given).
         [--epsilon 1e-3] [--algorithm 1-slack] [--methods ...] [--grid ...]
 
 Writes ``trials.md``, ``trials.csv`` and ``trials.json`` into ``--out``.
+
+Long runs: each finished trial is appended to ``--out``/``trials.jsonl`` at once
+(:mod:`.journal`); after an interruption (Ctrl-C, a crash, a killed job) the same command with
+``--resume`` reads the finished trials back and runs the rest, to the same tables as an
+uninterrupted run.  Progress: one line per trial with the trials done and an estimate of the
+time left (:mod:`.meter`; a tqdm bar on a terminal).
 """
 
 import argparse
@@ -66,10 +72,14 @@ from ..metrics import interpolated_precision
 from ..selection import low_end_stable, select
 from . import registry, stats, tables
 from .datasets import load_pool
+from .journal import Journal
+from .meter import Meter
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
 REFERENCE = "svm-map"
+#: the file in ``--out`` that keeps every finished trial (:mod:`.journal`)
+JOURNAL = "trials.jsonl"
 
 
 def balanced_design(n_queries, n_trials, sizes=SIZES, seed=0):
@@ -105,35 +115,65 @@ def _ap_by_query(scores, split):
     return dict(zip(values.ids.tolist(), values.values.tolist()))
 
 
-def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None):
-    """Run the protocol on ``pool`` (a Split) over the query ids ``ids``; a JSON-able dict."""
+def run_trial(pool, ids, methods, trial):
+    """One trial ``(train, vali, test)`` of the design: per method, the JSON-able record of
+    its grid search and test results (``map``, ``grid``, ``chosen``, ``end``,
+    ``low_end_stable``, ``seconds``, ``failed``, ``ap`` per test query, ``pr11``)."""
+    parts = [pool.queries(ids[idx]) for idx in trial]
+    record = {}
+    for method in methods:
+        chosen = select(method, parts[0], parts[1])
+        scores = chosen.scores(parts[2])
+        ap = _ap_by_query(scores, parts[2])
+        record[method.name] = {
+            "map": float(np.mean(list(ap.values()))), "grid": list(chosen.grid),
+            "chosen": chosen.value, "end": chosen.end,
+            "low_end_stable": low_end_stable(chosen, parts[0], parts[2]),
+            "seconds": chosen.seconds, "failed": len(chosen.failed),
+            "ap": {str(q): v for q, v in ap.items()},
+            "pr11": interpolated_precision(scores, parts[2].y, parts[2].qid).tolist()}
+    return record
+
+
+def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None, journal=None,
+        meter=None):
+    """Run the protocol on ``pool`` (a Split) over the query ids ``ids``; a JSON-able dict.
+
+    ``journal`` (:class:`.journal.Journal`): trials found in it are taken from it, and each
+    trial finished here is added to it; ``meter`` (:class:`.meter.Meter`) is stepped after
+    each trial finished here (else ``log``, if given, gets one line per trial)."""
     start = time.perf_counter()
     design = balanced_design(len(ids), n_trials, sizes, seed)
     keys = [str(q) for q in ids.tolist()]
+    records = []
+    for t, trial in enumerate(design):
+        record = journal.done.get(str(t)) if journal is not None else None
+        if record is None:
+            record = run_trial(pool, ids, methods, trial)
+            if journal is not None:
+                journal.add(str(t), record)
+            line = f"trial {t + 1}/{n_trials}: " + "  ".join(
+                f"{m.label} {record[m.name]['map']:.4f}" for m in methods)
+            if meter is not None:
+                meter.step(line)
+            elif log:
+                log(line)
+        records.append(record)
     results = {m.name: {"label": m.label, "param": m.param, "grid": None, "trial_map": [],
                         "chosen": [], "end": [], "low_end_stable": [], "seconds": 0.0,
                         "failed": 0, "per_query": dict.fromkeys(keys, 0.0), "pr11": []}
                for m in methods}
-    for t, (train, vali, test) in enumerate(design):
-        parts = [pool.queries(ids[idx]) for idx in (train, vali, test)]
+    for record in records:
         for method in methods:
-            chosen = select(method, parts[0], parts[1])
-            scores = chosen.scores(parts[2])
-            ap = _ap_by_query(scores, parts[2])
-            entry = results[method.name]
-            entry["trial_map"].append(float(np.mean(list(ap.values()))))
-            entry["grid"] = chosen.grid
-            entry["chosen"].append(chosen.value)
-            entry["end"].append(chosen.end)
-            entry["low_end_stable"].append(low_end_stable(chosen, parts[0], parts[2]))
-            entry["seconds"] += chosen.seconds
-            entry["failed"] += len(chosen.failed)
-            entry["pr11"].append(interpolated_precision(scores, parts[2].y, parts[2].qid))
-            for q, v in ap.items():
-                entry["per_query"][str(q)] += v
-        if log:
-            log(f"trial {t + 1}/{n_trials}: " + "  ".join(
-                f"{m.label} {results[m.name]['trial_map'][-1]:.4f}" for m in methods))
+            done, entry = record[method.name], results[method.name]
+            entry["trial_map"].append(done["map"])
+            entry["grid"] = done["grid"]
+            for key in ("chosen", "end", "low_end_stable", "pr11"):
+                entry[key].append(done[key])
+            entry["seconds"] += done["seconds"]
+            entry["failed"] += done["failed"]
+            for q, v in done["ap"].items():
+                entry["per_query"][q] += v
     for entry in results.values():
         entry["pr11"] = np.mean(entry["pr11"], axis=0).tolist()
     counts = role_counts(design, len(ids))
@@ -280,10 +320,14 @@ def main(argv=None):
                         help=f"cutting-plane formulation of every SVM (default "
                              f"{registry.SVM_SETTINGS['algorithm']})")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run kept in --out (trials.jsonl): its "
+                             "finished trials are read back, the others are run")
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.trials " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     n_bins = _default_bins() if args.bin is None else args.bin
+    journal = None
     try:
         sizes = tuple(int(s) for s in args.sizes.split(","))
         if len(sizes) != 3:
@@ -301,15 +345,30 @@ def main(argv=None):
             raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
         methods = registry.configure_svms(methods, args.bin_per_query, **settings)
         pool, ids = load_pool(args.data)
-        results = run(pool, ids, methods, args.trials, sizes, args.seed,
-                      log=None if args.quiet else print)
+        svm = {**registry.SVM_SETTINGS, **settings}
+        config = {"protocol": "trials", "data": [str(Path(d).resolve()) for d in args.data],
+                  "methods": [m.name for m in methods], "grid": args.grid or [],
+                  "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
+                  "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm}
+        journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+        meter = None if args.quiet else Meter(args.trials, len(journal.done))
+        try:
+            results = run(pool, ids, methods, args.trials, sizes, args.seed,
+                          journal=journal, meter=meter)
+        finally:
+            if meter is not None:
+                meter.close()
     except (SVMMapError, QPError) as err:
         parser.exit(1, f"error: {err}\n")
+    except KeyboardInterrupt:
+        if journal is None:
+            parser.exit(130, "interrupted\n")
+        parser.exit(130, f"interrupted: {len(journal.done)} of {args.trials} trials are kept "
+                         f"in {journal.path}; rerun the command with --resume to continue\n")
     features = (f"binned, {n_bins} thresholds per base function (Section 4.2)" if n_bins
                 else "raw input features")
     if args.bin_per_query:
         features += f", scores made relative to their query first ({args.bin_per_query})"
-    svm = {**registry.SVM_SETTINGS, **settings}
     features += f"; SVMs: {svm['algorithm']}, epsilon {svm['epsilon']:g}"
     data = " ".join(args.data)
     md, csv = render(results, command, data, features)

@@ -1,0 +1,56 @@
+"""Progress of a long experiment in finished units (trials, fold-method pairs), with an
+estimate of the time left.
+
+The estimate is the mean wall time of the units finished in this session times the units
+left (units taken from a journal cost nothing and do not count).  On a terminal the meter is a
+tqdm bar on stderr and each unit's line is written above it; otherwise (a log file, a pipe)
+each unit's line ends with ``[done/total, elapsed, ~left]``.
+"""
+
+import sys
+import time
+
+from ..progress import _duration
+
+
+class Meter:
+    """Counts ``total`` units of which ``done`` are finished already; :meth:`step` after each
+    unit this session finishes."""
+
+    def __init__(self, total, done=0, stream=None, tty=None, label="trials"):
+        self.total, self.done = total, done
+        self.stream = sys.stdout if stream is None else stream
+        self._start = time.monotonic()
+        self._session = 0
+        if tty is None:
+            tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        self._bar = None
+        if tty:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, initial=done, unit=label[:-1] if
+                             label.endswith("s") else label, desc=label, file=sys.stderr,
+                             leave=False, mininterval=0)  # units take minutes: draw each
+
+    def seconds_left(self):
+        """Estimated seconds until every unit is done; None before the first unit."""
+        if self._session == 0:
+            return None
+        elapsed = time.monotonic() - self._start
+        return elapsed / self._session * (self.total - self.done)
+
+    def step(self, line):
+        """One more unit finished; ``line`` says what it gave."""
+        self.done += 1
+        self._session += 1
+        if self._bar is not None:
+            self._bar.write(line, file=self.stream)
+            self._bar.update(1)
+            return
+        elapsed = _duration(time.monotonic() - self._start)
+        print(f"{line}  [{self.done}/{self.total}, {elapsed} elapsed, "
+              f"~{_duration(self.seconds_left())} left]", file=self.stream, flush=True)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()

@@ -1,0 +1,76 @@
+"""One command from a directory of TREC runs and a qrels file to the paper's Tables 6-11
+layout (svmmap.experiments.trec_tables), tested on runs made by svmmap.experiments.classic
+over a generated collection and written in TREC's run format."""
+
+import json
+
+import numpy as np
+import pytest
+
+from svmmap.experiments import classic, retrieval, trec, trec_tables
+from svmmap.experiments.smart import Collection
+
+WORDS = [f"w{i}" for i in range(40)]
+MODELS = [m for m in retrieval.MODELS
+          if m.name in ("bm25-k1.2-b0.75", "tfidf-bnn.btn", "ql-dirichlet-mu500", "dfr-dph")]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """60 queries over 150 documents; a document is relevant to a query when it holds at
+    least two of the query's three words (one relevant document is always planted)."""
+    rng = np.random.default_rng(5)
+    documents = {str(d): " ".join(rng.choice(WORDS, 12)) for d in range(1, 151)}
+    queries, qrels = {}, {}
+    for q in range(1, 61):
+        words = rng.choice(WORDS, 3, replace=False)
+        queries[str(q)] = " ".join(words)
+        planted = str(rng.integers(1, 151))
+        documents[planted] += " " + " ".join(words)
+        qrels[str(q)] = {d: int(sum(w in text.split() for w in words) >= 2)
+                         for d, text in documents.items()}
+    collection = Collection("generated", documents, queries, qrels)
+    folder = tmp_path_factory.mktemp("runs")
+    (folder / "runs").mkdir()
+    made = classic.make_runs(collection, MODELS)
+    for name, run in made.items():
+        (folder / "runs" / f"{name}.txt").write_text("".join(classic.run_lines(run, name)))
+    (folder / "qrels").write_text("".join(classic.qrels_lines(qrels)))
+    return folder, {name: classic.run_map(run, qrels)[0] for name, run in made.items()}
+
+
+def test_runs_directory_to_tables(runs, tmp_path, capsys):
+    folder, maps = runs
+    out = tmp_path / "out"
+    trec_tables.main(["--runs", str(folder / "runs"), "--qrels", str(folder / "qrels"),
+                      "--out", str(out), "--trials", "2", "--sizes", "2,1,50", "--methods",
+                      "svm-map,svm-roc,best-feature", "--grid", "0.1,1", "-q"])
+    best = max(maps, key=maps.get)
+    assert f"best run {best}" in capsys.readouterr().out
+    md = (out / "tables.md").read_text()
+    # the runs' MAP table, best first, as trec_eval computes it
+    for name, value in maps.items():
+        assert f"| {name} | {name}.txt | {value:.4f} |" in md
+    assert md.index(f"| {best} |") < min(md.index(f"| {n} |") for n in maps if n != best)
+    # one table per data set, each in the paper's layout
+    assert "## All runs (4 base functions)" in md
+    assert "## Without the best run (3 base functions)" in md
+    for section in md.split("\n## ")[1:]:
+        for row in ("| SVM-MAP | ", "| SVM-ROC | ", "| Best base function (feature ",
+                    "| 2nd best base function", "| 3rd best base function"):
+            assert row in section
+    features = json.loads((out / "without_best" / "features.json").read_text())
+    assert best not in features.values() and len(features) == 3
+    assert set(json.loads((out / "all" / "features.json").read_text()).values()) == set(maps)
+    X, _, _, _, tags = trec.build(sorted((folder / "runs").iterdir()), folder / "qrels")
+    assert X.shape[1] == 4 and set(tags) == set(maps)
+
+
+def test_too_few_runs_is_one_line_error(tmp_path, capsys):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "a").write_text("1 Q0 d 1 1.0 a\n")
+    with pytest.raises(SystemExit) as exit_:
+        trec_tables.main(["--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q"),
+                          "--out", str(tmp_path / "o")])
+    assert exit_.value.code == 1
+    assert "need at least two run files, found 1" in capsys.readouterr().err
