@@ -70,14 +70,18 @@ def learn_module():
     """svmmap_learn's module in the revision on the path (svmmap.cli before issue 24)."""
     found = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
                             "print(u.find_spec('svmmap.commands') is not None)"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+                           capture_output=True, text=True, check=True,
+                           cwd=tempfile.gettempdir()).stdout.strip()
     return "svmmap.commands.learn" if found == "True" else "svmmap.cli"
 
 
 def import_profile(module):
     """(cumulative microseconds of ``import module``, heavy top-level packages imported)."""
+    # from a neutral directory: ``python -c`` puts the current one first on the path, and
+    # the revision measured is the one PYTHONPATH names
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
-                         capture_output=True, text=True, check=True).stderr
+                         capture_output=True, text=True, check=True,
+                         cwd=tempfile.gettempdir()).stderr
     total, heavy = 0, set()
     for line in out.splitlines():
         if not line.startswith("import time:") or "|" not in line:
