@@ -34,7 +34,10 @@ IMPORT = "import svmmap.estimator"
 
 LEARN = """
 import sys
-from svmmap.cli import learn_main
+try:
+    from svmmap.commands.learn import learn_main
+except ImportError:  # a revision before issue 24 (svmmap.cli)
+    from svmmap.cli import learn_main
 sys.exit(learn_main(['-v', '0', '-c', '100', sys.argv[1], sys.argv[2]]))
 """
 

@@ -58,7 +58,9 @@ for layout in ("dense", "csr"):
 print(json.dumps(out))
 """
 
-LEARN = "import sys; from svmmap.cli import learn_main; sys.exit(learn_main())"
+#: svmmap_learn of the revision measured (svmmap.cli before issue 24's svmmap.commands)
+LEARN = ("import sys\ntry:\n    from svmmap.commands.learn import learn_main\n"
+         "except ImportError:\n    from svmmap.cli import learn_main\nsys.exit(learn_main())")
 #: the C grid of 78e14b8's experiments (svmmap.experiments.registry.C_GRID there)
 BASE_GRID = "0.1,1,10,100,1000"
 

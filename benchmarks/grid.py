@@ -71,7 +71,7 @@ def main():
                         help="time each one-command grid this many times, keep the fastest")
     args = parser.parse_args()
     launcher = [sys.executable, "-c",
-                "import sys; from svmmap.cli import learn_main; sys.exit(learn_main())"]
+                "import sys; from svmmap.commands.learn import learn_main; sys.exit(learn_main())"]
     learn, classify = str(BIN / "svmmap_learn"), str(BIN / "svmmap_classify")
     c_list = ",".join(f"{c:g}" for c in CS)
     rows = []

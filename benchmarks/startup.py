@@ -7,9 +7,10 @@ queries x 10 documents x 5 features, scoring them): the median wall time of
 ``--repeats`` runs, interleaved with ``python -c pass`` and ``python -c "import numpy"``
 runs so that all see the same machine state, their difference and ratio, and the
 difference to ``import numpy`` (the yardstick of issue 23: a training call on a
-200-document file at most 0.15 s more); and from ``python -X importtime -c "import svmmap.cli"``
-the cumulative import time and which heavy packages (numpy, scipy, cvxopt, sklearn,
-matplotlib, pandas, dask) the import pulls in.
+200-document file at most 0.15 s more); and from ``python -X importtime -c "import
+svmmap.commands.learn"`` (``svmmap.cli`` in a revision before issue 24) the cumulative import
+time and which heavy packages (numpy, scipy, cvxopt, sklearn, matplotlib, pandas, dask) the
+import pulls in.
 
     python benchmarks/startup.py [--label after] [--repeats 15]
 
@@ -65,17 +66,29 @@ def wall(command):
     return time.perf_counter() - start
 
 
-def import_profile():
-    """(cumulative microseconds of ``import svmmap.cli``, heavy top-level packages imported)."""
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import svmmap.cli"],
-                         capture_output=True, text=True, check=True).stderr
+def learn_module():
+    """svmmap_learn's module in the revision on the path (svmmap.cli before issue 24)."""
+    found = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
+                            "print(u.find_spec('svmmap.commands') is not None)"],
+                           capture_output=True, text=True, check=True,
+                           cwd=tempfile.gettempdir()).stdout.strip()
+    return "svmmap.commands.learn" if found == "True" else "svmmap.cli"
+
+
+def import_profile(module):
+    """(cumulative microseconds of ``import module``, heavy top-level packages imported)."""
+    # from a neutral directory: ``python -c`` puts the current one first on the path, and
+    # the revision measured is the one PYTHONPATH names
+    out = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
+                         capture_output=True, text=True, check=True,
+                         cwd=tempfile.gettempdir()).stderr
     total, heavy = 0, set()
     for line in out.splitlines():
         if not line.startswith("import time:") or "|" not in line:
             continue
         _, cumulative, name = line.split("|")
         name = name.strip()
-        if name == "svmmap.cli":
+        if name == module:
             total = int(cumulative)
         top = name.split(".")[0]
         if top in HEAVY:
@@ -101,8 +114,9 @@ def main():
             rows.append({"label": args.label, "command": name, "seconds": t,
                          "bare_seconds": b, "difference": t - b, "ratio": t / b,
                          "numpy_seconds": n, "difference_to_numpy": t - n})
-    import_us, heavy = import_profile()
-    rows.append({"label": args.label, "command": "python -X importtime -c 'import svmmap.cli'",
+    module = learn_module()
+    import_us, heavy = import_profile(module)
+    rows.append({"label": args.label, "command": f"python -X importtime -c 'import {module}'",
                  "import_seconds": import_us / 1e6, "heavy_imports": heavy})
 
     path = RESULTS / "startup.json"
@@ -113,8 +127,8 @@ def main():
     lines = ["| version | command | median s | python -c pass s | difference s | ratio | "
              "python -c 'import numpy' s | difference to it s |",
              "|---|---|---|---|---|---|---|---|"]
-    imports = ["", "| version | import svmmap.cli (importtime, cumulative) | heavy packages "
-               "imported |", "|---|---|---|"]
+    imports = ["", "| version | import svmmap_learn's module (importtime, cumulative) | "
+               "heavy packages imported |", "|---|---|---|"]
     for r in rows:
         if "seconds" in r:
             numpy_columns = f"{r['numpy_seconds']:.3f} | {r['difference_to_numpy']:+.3f}" \
@@ -123,7 +137,8 @@ def main():
                          f"{r['bare_seconds']:.3f} | {r['difference']:+.3f} | "
                          f"{r['ratio']:.1f} | {numpy_columns} |")
         else:
-            imports.append(f"| {r['label']} | {r['import_seconds']:.3f} s | "
+            module = r["command"].split("import ")[-1].rstrip("'")
+            imports.append(f"| {r['label']} | {r['import_seconds']:.3f} s ({module}) | "
                            f"{', '.join(r['heavy_imports']) or 'none'} |")
     command = f"python benchmarks/startup.py --label {args.label} --repeats {args.repeats}"
     os.chdir(Path(__file__).parent)

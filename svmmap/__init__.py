@@ -1,8 +1,8 @@
 """svmmap: structural SVMs that directly optimise Mean Average Precision
 (Yue, Finley, Radlinski & Joachims, SIGIR 2007).
 
-The public names below are imported on first use (PEP 562), so that ``import svmmap.cli``
-for ``svmmap_learn --help`` loads neither numpy nor scipy nor the extension.
+The public names below are imported on first use (PEP 562), so that ``import
+svmmap.commands.learn`` for ``svmmap_learn --help`` loads neither numpy nor scipy nor the extension.
 """
 
 import os

@@ -25,6 +25,10 @@
   takes X; ``NotFittedError`` before ``fit``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import InvalidParameterError
@@ -35,6 +39,11 @@ from .collection import QueryCollection
 from .errors import InputFormatError
 from .model_file import damage_reported, model_content, model_params, read_model, write_model
 from .params import ParameterError, check, sklearn_constraints
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from ._typing import Matrix, PathLike, Vector
 
 
 class InvalidParameter(InvalidParameterError, ParameterError):
@@ -129,7 +138,8 @@ class BaseRanker(RuleChecked, BaseEstimator):
 
     # -- evaluation --------------------------------------------------------------------------
 
-    def score(self, X, y, qid=None, convention="letor"):
+    def score(self, X: Matrix, y: Vector, qid: Vector | None = None,
+              convention: str = "letor") -> float:
         """Mean Average Precision of the ranking of every query's documents by
         ``decision_function`` (svmmap.metrics; relevant: y > 0; LETOR convention -- a query
         without a relevant document counts AP 0 -- unless ``convention="trec_eval"``).
@@ -141,7 +151,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
 
     # -- persistence (svmmap.model_file) ------------------------------------------------------
 
-    def save(self, path):
+    def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` (svmmap.model_file: versioned JSON, written
         atomically)."""
         check_is_fitted(self)
@@ -155,7 +165,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
                              getattr(self, "feature_names_in_", None))
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: PathLike) -> Self:
         """Read a model written by ``save`` (any version); a file of another kind is refused
         (svmmap.model_file.load_model reads every kind)."""
         return cls._from_document(read_model(path, kind=cls.KIND), path)

@@ -3,7 +3,7 @@
 Each runs its command under a Ctrl-C guard installed before any heavy import, so that Ctrl-C
 at any moment -- importing the command, numpy, scipy and the extensions takes about a second
 -- prints one line and exits with status 130, as Ctrl-C during the work does
-(svmmap.cli_common.run; during training the best model so far is still saved).  SIGTERM is
+(svmmap.commands.common.run; during training the best model so far is still saved).  SIGTERM is
 guarded the same way and ends the same way, with its own line (``prog: terminated``) and
 status 143 (svmmap.interrupts).  This module imports nothing but the standard library and
 svmmap.interrupts.
@@ -93,11 +93,12 @@ def _command(prog, module, function):
     return main
 
 
-learn_main = _command("svmmap_learn", "svmmap.cli", "learn_main")
-classify_main = _command("svmmap_classify", "svmmap.cli", "classify_main")
-baseline_learn_main = _command("svmmap_baseline_learn", "svmmap.baselines.cli", "learn_main")
-baseline_classify_main = _command("svmmap_baseline_classify", "svmmap.baselines.cli",
-                                  "classify_main")
+learn_main = _command("svmmap_learn", "svmmap.commands.learn", "learn_main")
+classify_main = _command("svmmap_classify", "svmmap.commands.classify", "classify_main")
+baseline_learn_main = _command("svmmap_baseline_learn", "svmmap.commands.baseline_learn",
+                               "learn_main")
+baseline_classify_main = _command("svmmap_baseline_classify",
+                                  "svmmap.commands.baseline_classify", "classify_main")
 
 
 def print_output(prog, text):

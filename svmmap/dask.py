@@ -27,6 +27,8 @@ query.  Both are refused with a clear message.
 Dask (``pip install svmmap[dask]``) is imported when this module is.
 """
 
+from __future__ import annotations
+
 import contextlib
 import glob
 import logging
@@ -46,6 +48,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("svmmap.dask needs Dask: pip install 'svmmap[dask]' "
                       "(dask[distributed])") from exc
 
+from typing import TYPE_CHECKING
+
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
 from . import metrics, training
@@ -56,6 +60,19 @@ from .io import STDIN, group_file, load_svmlight
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import Anything
 from .training import make_plugin
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import Self, Union
+
+    import dask.dataframe
+
+    from ._typing import Callbacks, Matrix, PathLike, Vector
+    from .features import BinnedFeatureMap
+
+    #: what DaskSVMMap takes: Dask collections (kept on the workers) or local data
+    DaskOrLocalMatrix = Union[da.Array, dask.dataframe.DataFrame, Matrix]
+    DaskOrLocalVector = Union[da.Array, dask.dataframe.Series, Vector]
 
 __all__ = ["DaskSVMMap", "read_svmlight"]
 
@@ -77,10 +94,13 @@ class DaskSVMMap(SVMMap):
     one model-file path (the file is an ordinary svmmap model).
     """
 
-    def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
-                 max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
-                 feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
-                 rel_gap=DEFAULT_REL_GAP, normalize=None, client=None):
+    def __init__(self, C: float = 1.0, loss: str = "map", epsilon: float | None = DEFAULT_EPSILON,
+                 algorithm: str = "1-slack", max_iter: int | None = None,
+                 max_time: float | None = None, n_threads: int = 1, oracle: str = "divide",
+                 verbose: int = 0, feature_map: BinnedFeatureMap | None = None,
+                 cost_ratio: float = 1.0, qp_solver: str = "smo", cache_size: int = 0,
+                 rel_gap: float | None = DEFAULT_REL_GAP, normalize: str | None = None,
+                 client: Client | None = None) -> None:
         super().__init__(C=C, loss=loss, epsilon=epsilon, algorithm=algorithm,
                          max_iter=max_iter, max_time=max_time, n_threads=n_threads,
                          oracle=oracle, verbose=verbose, feature_map=feature_map,
@@ -112,7 +132,8 @@ class DaskSVMMap(SVMMap):
 
     # -- training ----------------------------------------------------------------------------
 
-    def fit(self, X, y, qid, callbacks=None):
+    def fit(self, X: DaskOrLocalMatrix, y: DaskOrLocalVector, qid: DaskOrLocalVector,
+            callbacks: Callbacks | None = None) -> Self:
         """Train on the documents X with labels y (relevant: y > 0) grouped by qid, all kept
         on the workers; return self.  ``callbacks`` as in SVMMap.fit."""
         self.check_params()
@@ -153,7 +174,7 @@ class DaskSVMMap(SVMMap):
 
     # -- prediction --------------------------------------------------------------------------
 
-    def to_local(self):
+    def to_local(self) -> SVMMap:
         """The plain SVMMap with the same parameters, coefficients and training record."""
         check_is_fitted(self)
         params = {key: value for key, value in self.get_params(deep=False).items()
@@ -165,7 +186,8 @@ class DaskSVMMap(SVMMap):
                 setattr(local, name, getattr(self, name))
         return local
 
-    def decision_function(self, X, qid=None):
+    def decision_function(self, X: DaskOrLocalMatrix, qid: DaskOrLocalVector | None = None
+                          ) -> da.Array | dask.dataframe.Series:
         """Scores w.x, one per row, as a Dask array (a Dask Series for a DataFrame), computed
         where the rows are."""
         local = self.to_local()
@@ -183,7 +205,8 @@ class DaskSVMMap(SVMMap):
 
     predict = decision_function
 
-    def score(self, X, y, qid, convention="letor"):
+    def score(self, X: DaskOrLocalMatrix, y: DaskOrLocalVector, qid: DaskOrLocalVector,
+              convention: str = "letor") -> float:
         """MAP of the ranking by decision_function (svmmap.metrics, LETOR convention unless
         ``convention="trec_eval"``): per-query AP summed within query-aligned partitions."""
         local = self.to_local()
@@ -198,12 +221,12 @@ class DaskSVMMap(SVMMap):
 
     # -- persistence -------------------------------------------------------------------------
 
-    def save(self, path):
+    def save(self, path: PathLike) -> None:
         """Write the model file of ``to_local()`` (an ordinary svmmap model file)."""
         self.to_local().save(path)
 
     @classmethod
-    def load(cls, path, client=None):
+    def load(cls, path: PathLike, client: Client | None = None) -> DaskSVMMap:
         """Read a model file written by save (of this class or of SVMMap)."""
         local = SVMMap.load(path)
         params = local.get_params(deep=False)
@@ -433,7 +456,8 @@ def _check_queries_contiguous(summaries):
 # -- a cluster for the command line ------------------------------------------------------------
 
 @contextlib.contextmanager
-def cluster_client(n_workers=None, scheduler=None):
+def cluster_client(n_workers: int | None = None, scheduler: str | None = None
+                   ) -> Iterator[Client]:
     """A Client of the scheduler at ``scheduler`` (an address), or of a LocalCluster of
     ``n_workers`` worker processes with one thread each on this machine, closed on exit."""
     if scheduler is not None:
@@ -500,7 +524,9 @@ def _quiet_logs():
 
 # -- reading shards on the workers -----------------------------------------------------------
 
-def read_svmlight(paths, n_features=None, client=None, max_abs_value=None):
+def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None = None,
+                  client: Client | None = None, max_abs_value: float | None = None
+                  ) -> tuple[da.Array, da.Array, da.Array]:
     """Read SVMlight / LETOR shards on the workers, each shard where it is read.
 
     ``paths``: a glob pattern, a path, or a list of them (each list entry may itself be a

@@ -1,5 +1,8 @@
 """SVMMap: the estimator users train and apply (a scikit-learn estimator, svmmap.base)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from svmstruct_api.callbacks import LogCallback, as_callbacks
 
@@ -9,6 +12,13 @@ from .groups import eval_sets, set_best_score, training_qid
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
 from .selection import validation_measure
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Self
+
+    from ._typing import Callbacks, EvalSets, FloatArray, Matrix, Vector
+    from .features import BinnedFeatureMap
 
 
 class SVMMap(BaseRanker):
@@ -96,10 +106,12 @@ class SVMMap(BaseRanker):
     KIND = "svmmap"
     _runtime_params = training.RUNTIME_PARAMS
 
-    def __init__(self, C=1.0, loss="map", epsilon=DEFAULT_EPSILON, algorithm="1-slack",
-                 max_iter=None, max_time=None, n_threads=1, oracle="divide", verbose=0,
-                 feature_map=None, cost_ratio=1.0, qp_solver="smo", cache_size=0,
-                 rel_gap=DEFAULT_REL_GAP, normalize=None):
+    def __init__(self, C: float = 1.0, loss: str = "map", epsilon: float | None = DEFAULT_EPSILON,
+                 algorithm: str = "1-slack", max_iter: int | None = None,
+                 max_time: float | None = None, n_threads: int = 1, oracle: str = "divide",
+                 verbose: int = 0, feature_map: BinnedFeatureMap | None = None,
+                 cost_ratio: float = 1.0, qp_solver: str = "smo", cache_size: int = 0,
+                 rel_gap: float | None = DEFAULT_REL_GAP, normalize: str | None = None) -> None:
         self.C = C
         self.loss = loss
         self.epsilon = epsilon
@@ -129,8 +141,11 @@ class SVMMap(BaseRanker):
             shown = [LogCallback()]
         return shown + as_callbacks(callbacks)
 
-    def fit(self, X, y, qid=None, sample_weight=None, callbacks=None, *, group=None,
-            eval_set=None, eval_group=None, eval_qid=None, eval_metric="map"):
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+            sample_weight: Vector | None = None, callbacks: Callbacks | None = None, *,
+            group: Vector | None = None, eval_set: EvalSets | None = None,
+            eval_group: Sequence[Vector] | None = None, eval_qid: Sequence[Vector] | None = None,
+            eval_metric: str = "map") -> Self:
         """Train on documents X with labels y (relevant: y > 0) grouped by qid (None: all rows
         are one query); return self.
 
@@ -169,14 +184,14 @@ class SVMMap(BaseRanker):
         for name, value in fitted.attributes().items():
             setattr(self, name, value)
 
-    def decision_function(self, X, qid=None):
+    def decision_function(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """Scores w.phi(x) + b, one per row of X (rank a query's documents by them,
         descending); phi is the fitted feature map, if any.  ``qid`` is needed only by a
         feature map that works within queries (``per_query``)."""
         X, qid = self._validate_X(X, qid)
         return training.FittedModel.from_attributes(self).scores(X, qid)
 
-    def predict(self, X, qid=None):
+    def predict(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores of decision_function (a ranker predicts scores to sort by)."""
         return self.decision_function(X, qid=qid)
 

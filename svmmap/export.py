@@ -64,16 +64,27 @@ Command line::
                             model_file output_file
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .atomic import OutputKind, check_output, write_text_atomically
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from ._typing import FloatArray, PathLike
+    from .baselines._base import BaselineRanker
+    from .estimator import SVMMap
 
 __all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_solr_linear", "to_vespa_profile",
            "to_ranklib_linear", "read_rank_features", "export"]
@@ -138,7 +149,7 @@ OUTPUT_KINDS = {
 }
 
 
-def linear_weights(model):
+def linear_weights(model: SVMMap | BaselineRanker | PathLike) -> tuple[FloatArray, float, str]:
     """``(coef, intercept, description)`` of a fitted linear ranker or a model file's path
     (any kind: svmmap.model_file.load_model): the weights over the normalised features.
 
@@ -210,7 +221,9 @@ def _float32_positive(value, what):
                                "positive")
 
 
-def to_ltr_linear(model, feature_names=None, name="svmmap"):
+def to_ltr_linear(model: SVMMap | BaselineRanker | PathLike,
+                  feature_names: Sequence[str] | None = None,
+                  name: str = "svmmap") -> dict[str, Any]:
     """The LTR plugin's ``_createmodel`` body (a dict) for ``model`` (module docstring)."""
     model, coef, _, _, names, normalizer = _prepared(model, feature_names)
     spec = {"type": "model/linear"}
@@ -233,7 +246,9 @@ def to_ltr_linear(model, feature_names=None, name="svmmap"):
     return {"model": {"name": name, "model": spec}}
 
 
-def to_solr_linear(model, feature_names=None, name="svmmap", store="_DEFAULT_"):
+def to_solr_linear(model: SVMMap | BaselineRanker | PathLike,
+                   feature_names: Sequence[str] | None = None, name: str = "svmmap",
+                   store: str = "_DEFAULT_") -> dict[str, Any]:
     """Solr LTR's ``LinearModel`` (a dict) for ``model`` in feature store ``store`` (module
     docstring); every feature weighted."""
     model, coef, _, _, names, normalizer = _prepared(model, feature_names)
@@ -259,7 +274,7 @@ def to_solr_linear(model, feature_names=None, name="svmmap", store="_DEFAULT_"):
             "params": {"weights": {n: float(w) for n, w in zip(names, coef.tolist())}}}
 
 
-def read_rank_features(path):
+def read_rank_features(path: PathLike) -> dict[str, str]:
     """``{feature name: Vespa rank feature}`` from a file of ``name rank-feature`` lines
     (blank lines and ``#`` comments skipped)."""
     mapping = {}
@@ -282,7 +297,8 @@ def read_rank_features(path):
     return mapping
 
 
-def to_vespa_profile(model, rank_features, feature_names=None, name="svmmap"):
+def to_vespa_profile(model: SVMMap | BaselineRanker | PathLike, rank_features: dict[str, str],
+                     feature_names: Sequence[str] | None = None, name: str = "svmmap") -> str:
     """A Vespa rank profile (text) scoring by ``model``: ``rank_features`` maps every model
     feature name to the rank feature that computes it (module docstring)."""
     model, coef, intercept, description, names, normalizer = _prepared(model, feature_names)
@@ -315,7 +331,8 @@ def to_vespa_profile(model, rank_features, feature_names=None, name="svmmap"):
             f"}}\n")
 
 
-def to_ranklib_linear(model, feature_names=None):
+def to_ranklib_linear(model: SVMMap | BaselineRanker | PathLike,
+                      feature_names: Sequence[str] | None = None) -> str:
     """RankLib's linear model file (text) for ``model``: feature ids 1..d, names (from
     ``feature_names`` or the DataFrame columns of ``fit``) as comments, a normaliser folded
     into the weights (module docstring)."""
@@ -329,8 +346,9 @@ def to_ranklib_linear(model, feature_names=None):
             + " ".join(pairs) + "\n")
 
 
-def export(model, path, format="ltr", feature_names=None, name="svmmap", store="_DEFAULT_",
-           rank_features=None):
+def export(model: SVMMap | BaselineRanker | PathLike, path: PathLike, format: str = "ltr",
+           feature_names: Sequence[str] | None = None, name: str = "svmmap",
+           store: str = "_DEFAULT_", rank_features: dict[str, str] | None = None) -> None:
     """Write ``model`` to ``path`` in ``format`` (FORMATS), atomically; ``rank_features``
     (a dict or a file's path): Vespa's map of model features to rank features."""
     if format == "ltr":
@@ -351,7 +369,7 @@ def export(model, path, format="ltr", feature_names=None, name="svmmap", store="
     write_text_atomically(path, text)
 
 
-def read_feature_names(path):
+def read_feature_names(path: PathLike) -> list[str]:
     """One feature name per line (UTF-8), line k naming feature k, in the order of the
     feature indices.  A blank line is refused with its line number (skipping it would give
     every later feature its neighbour's name), and so is a name given twice; blank lines

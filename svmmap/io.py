@@ -35,12 +35,15 @@ why, so every message is defined here.  Text with whitespace beyond ASCII (which
 ``str.split`` splits on) goes to the Python parser of the same rules, :func:`_parse_text`.
 """
 
+from __future__ import annotations
+
 import math
 import os
 import re
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -62,6 +65,13 @@ from .sources import (
     open_sources,
 )
 from .writer import dump_svmlight
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy.typing as npt
+
+    from ._typing import PathLike, Vector
 
 __all__ = ["load_svmlight", "dump_svmlight", "input_files", "load_query_weights",
            "group_file", "COMPRESSION", "GROUP_SUFFIX", "STDIN", "STDIN_NAME"]
@@ -85,9 +95,13 @@ _UNICODE_SPACE_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u
 MISSING_QID = "missing qid:<id> after the label"
 
 
-def load_svmlight(path_or_paths, n_features=None, *, return_comments=False, group=None,
-                  max_abs_value=None, n_threads=1, max_label=None, files_read=None,
-                  dtype=np.float64):
+def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int | None = None, *,
+                  return_comments: bool = False, group: PathLike | Vector | None = None,
+                  max_abs_value: float | None = None, n_threads: int = 1,
+                  max_label: float | None = None, files_read: list[str] | None = None,
+                  dtype: npt.DTypeLike = np.float64
+                  ) -> (tuple[sp.csr_matrix, np.ndarray, np.ndarray]
+                        | tuple[sp.csr_matrix, np.ndarray, np.ndarray, list[str]]):
     """Read SVMlight / LETOR ranking data (format in the module docstring).
 
     Parameters

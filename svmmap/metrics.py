@@ -64,7 +64,10 @@ Which names exist (``"ndcg@10"``, ``"err@20"``, ...), how they print and which k
 ``_Ranking`` computes each is the measure registry's (svmmap.measures).
 """
 
+from __future__ import annotations
+
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -72,6 +75,11 @@ from .collection import QueryCollection
 from .errors import InputFormatError
 from .measures import MEASURES, label, parse_metrics
 from .options import CONVENTIONS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from ._typing import FloatArray, Vector
 
 __all__ = [
     "CONVENTIONS",
@@ -385,7 +393,8 @@ def _collection(kind, scores, labels, qid, k, convention, docnos, ptr):
 # --------------------------------------------------------------------------- public API
 
 
-def average_precision(scores, labels, k=None, *, convention="letor", docnos=None):
+def average_precision(scores: Vector, labels: Vector, k: int | None = None, *,
+                      convention: str = "letor", docnos: Sequence[str] | None = None) -> float:
     """Average precision of one query (all rows are one ranking).
 
     ``AP = (1/R) * sum_{r: doc at rank r relevant} (#relevant in top r) / r`` with ``R``
@@ -398,8 +407,10 @@ def average_precision(scores, labels, k=None, *, convention="letor", docnos=None
     return float(_Ranking(scores, labels, None, docnos, convention).ap(k)[0])
 
 
-def mean_average_precision(scores, labels, qid=None, convention="letor", k=None, docnos=None, *,
-                           ptr=None):
+def mean_average_precision(scores: Vector, labels: Vector, qid: Vector | None = None,
+                           convention: str = "letor", k: int | None = None,
+                           docnos: Sequence[str] | None = None, *,
+                           ptr: Vector | None = None) -> float:
     """MAP: mean over queries of :func:`average_precision` (MAP@k with ``k``).
 
     A query without relevant documents has AP 0 and is averaged in, in both conventions
@@ -408,14 +419,18 @@ def mean_average_precision(scores, labels, qid=None, convention="letor", k=None,
     return _collection("ap", scores, labels, qid, k, convention, docnos, ptr)
 
 
-def precision_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None, *, ptr=None):
+def precision_at_k(scores: Vector, labels: Vector, qid: Vector | None = None, k: int = 10,
+                   convention: str = "letor", docnos: Sequence[str] | None = None, *,
+                   ptr: Vector | None = None) -> float:
     """Mean P@k: ``(#relevant among the top k) / k`` per query, missing ranks non-relevant."""
     if k is None:
         _check_k(k, allow_none=False)
     return _collection("p", scores, labels, qid, k, convention, docnos, ptr)
 
 
-def ndcg_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None, *, ptr=None):
+def ndcg_at_k(scores: Vector, labels: Vector, qid: Vector | None = None, k: int = 10,
+              convention: str = "letor", docnos: Sequence[str] | None = None, *,
+              ptr: Vector | None = None) -> float:
     """Mean NDCG@k (``k=None``: over the whole ranking).
 
     ``NDCG@k = DCG@k / ideal DCG@k``, ``DCG@k = sum_{r <= k} gain(label_r) * disc(r)``,
@@ -428,24 +443,30 @@ def ndcg_at_k(scores, labels, qid=None, k=10, convention="letor", docnos=None, *
     return _collection("ndcg", scores, labels, qid, k, convention, docnos, ptr)
 
 
-def reciprocal_rank(scores, labels, *, convention="letor", docnos=None):
+def reciprocal_rank(scores: Vector, labels: Vector, *, convention: str = "letor",
+                    docnos: Sequence[str] | None = None) -> float:
     """1 / rank of the first relevant document of one query (0 if there is none)."""
     return float(_Ranking(scores, labels, None, docnos, convention).rr()[0])
 
 
-def mean_reciprocal_rank(scores, labels, qid=None, convention="letor", docnos=None, *, ptr=None):
+def mean_reciprocal_rank(scores: Vector, labels: Vector, qid: Vector | None = None,
+                         convention: str = "letor", docnos: Sequence[str] | None = None, *,
+                         ptr: Vector | None = None) -> float:
     """MRR: mean over queries of :func:`reciprocal_rank` (trec_eval ``recip_rank``)."""
     return _collection("rr", scores, labels, qid, None, convention, docnos, ptr)
 
 
-def r_precision(scores, labels, qid=None, convention="letor", docnos=None, *, ptr=None):
+def r_precision(scores: Vector, labels: Vector, qid: Vector | None = None,
+                convention: str = "letor", docnos: Sequence[str] | None = None, *,
+                ptr: Vector | None = None) -> float:
     """Mean R-precision: ``(#relevant among the top R) / R`` per query, R its number of
     relevant documents (trec_eval ``Rprec``); 0 for a query without relevant documents, which
     stays in the mean (in both conventions, as in trec_eval)."""
     return _collection("rprec", scores, labels, qid, None, convention, docnos, ptr)
 
 
-def roc_area(scores, labels, qid=None, convention="letor", *, ptr=None):
+def roc_area(scores: Vector, labels: Vector, qid: Vector | None = None, convention: str = "letor",
+             *, ptr: Vector | None = None) -> float:
     """ROC area: fraction of (relevant, non-relevant) pairs of a query ordered correctly.
 
     A pair counts 1 if the relevant document scores strictly higher, 1/2 if the scores
@@ -458,7 +479,8 @@ def roc_area(scores, labels, qid=None, convention="letor", *, ptr=None):
     return _collection("roc", scores, labels, qid, None, convention, None, ptr)
 
 
-def best_threshold_accuracy(scores, labels, qid=None, convention="letor", *, ptr=None):
+def best_threshold_accuracy(scores: Vector, labels: Vector, qid: Vector | None = None,
+                            convention: str = "letor", *, ptr: Vector | None = None) -> float:
     """Accuracy of the best single score threshold.
 
     ``max_t (#{relevant, score >= t} + #{non-relevant, score < t}) / n`` over all ``t``,
@@ -470,8 +492,10 @@ def best_threshold_accuracy(scores, labels, qid=None, convention="letor", *, ptr
     return _collection("accuracy", scores, labels, qid, None, convention, None, ptr)
 
 
-def expected_reciprocal_rank(scores, labels, qid=None, k=10, convention="letor", docnos=None,
-                             *, ptr=None):
+def expected_reciprocal_rank(scores: Vector, labels: Vector, qid: Vector | None = None,
+                             k: int = 10, convention: str = "letor",
+                             docnos: Sequence[str] | None = None, *,
+                             ptr: Vector | None = None) -> float:
     """Mean ERR@k: ``sum_{r <= k} R_r / r * prod_{i < r} (1 - R_i)`` per query, with the
     stopping probability ``R_i = (2**g_i - 1) / 16`` of the grade ``g_i = max(label, 0)``
     at rank i (Chapelle et al., CIKM 2009, with gdeval's largest grade 4: ir_measures'
@@ -495,10 +519,10 @@ _FUNCTION_KINDS = {
 }
 
 
-def per_query(
-    metric, scores, labels, qid=None, *, convention="letor", docnos=None, k=None,
-    skip_empty=False, ptr=None
-):
+def per_query(metric: Callable[[FloatArray, FloatArray], float], scores: Vector, labels: Vector,
+              qid: Vector | None = None, *, convention: str = "letor",
+              docnos: Sequence[str] | None = None, k: int | None = None, skip_empty: bool = False,
+              ptr: Vector | None = None) -> PerQuery:
     """Per-query values of a metric, with their query ids (e.g. for paired tests).
 
     ``metric`` is one of this module's metric functions, or a name (a measure of
@@ -534,8 +558,10 @@ def per_query(
     return PerQuery(ids=r.qg.query_ids[mask], values=values[mask])
 
 
-def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), docnos=None, *,
-             ptr=None, measures=None):
+def evaluate(scores: Vector, labels: Vector, qid: Vector | None = None, convention: str = "letor",
+             at: Sequence[int] = (1, 3, 5, 10), docnos: Sequence[str] | None = None, *,
+             ptr: Vector | None = None,
+             measures: str | Sequence[str] | None = None) -> dict[str, float]:
     """Summary of a ranking: ``{"MAP", "NDCG@k"..., "P@k"..., "MRR", "NDCG", "ROC",
     "queries"}``, or with ``measures`` exactly those, in that order.
 
@@ -565,8 +591,9 @@ def evaluate(scores, labels, qid=None, convention="letor", at=(1, 3, 5, 10), doc
     return out
 
 
-def measure_mean(name, scores, labels, qid=None, convention="letor", docnos=None, *,
-                 ptr=None):
+def measure_mean(name: str, scores: Vector, labels: Vector, qid: Vector | None = None,
+                 convention: str = "letor", docnos: Sequence[str] | None = None, *,
+                 ptr: Vector | None = None) -> float:
     """The mean over queries of one measure named as svmmap.measures writes it (``"map"``,
     ``"ndcg@10"``, ``"err@20"``): :func:`evaluate` of that measure alone."""
     values = evaluate(scores, labels, qid, convention, docnos=docnos, ptr=ptr,
@@ -578,7 +605,7 @@ def measure_mean(name, scores, labels, qid=None, convention="letor", docnos=None
 RECALL_LEVELS = np.linspace(0.0, 1.0, 11)
 
 
-def interpolated_precision(scores, labels, qid):
+def interpolated_precision(scores: Vector, labels: Vector, qid: Vector) -> FloatArray:
     """Mean 11-point interpolated precision over the queries with a relevant document.
 
     Per query, ranked by score descending (ties in input order, the LETOR convention), the

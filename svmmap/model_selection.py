@@ -2,6 +2,10 @@
 the scikit-learn estimator over svmmap.selection (the one module of model selection, which
 holds the path, the validation measure, the tie rule and the held-out split)."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -19,6 +23,13 @@ from .selection import (
     holdout_split,
     validation_measure,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Self
+
+    from ._typing import Callbacks, EvalSets, Matrix, PathLike, Vector
+    from .features import BinnedFeatureMap
 
 __all__ = ["SVMMapCV", "choose", "holdout_split", "validation_measure"]
 
@@ -53,11 +64,16 @@ class SVMMapCV(SVMMap):
         file keeps it without the timings (svmmap.training.without_timings).
     """
 
-    def __init__(self, Cs=(0.1, 1, 10, 100, 1000), loss="map", epsilon=DEFAULT_EPSILON,
-                 algorithm="1-slack", max_iter=None, max_time=None, n_threads=1,
-                 oracle="divide", verbose=0, feature_map=None, cost_ratio=1.0, qp_solver="smo",
-                 cache_size=0, rel_gap=DEFAULT_REL_GAP, select_metric="map", holdout=0.2,
-                 random_state=0, select_tol=DEFAULT_SELECT_TOL, normalize=None, refit=True):
+    def __init__(self, Cs: Sequence[float] = (0.1, 1, 10, 100, 1000), loss: str = "map",
+                 epsilon: float | None = DEFAULT_EPSILON, algorithm: str = "1-slack",
+                 max_iter: int | None = None, max_time: float | None = None,
+                 n_threads: int = 1, oracle: str = "divide", verbose: int = 0,
+                 feature_map: BinnedFeatureMap | None = None, cost_ratio: float = 1.0,
+                 qp_solver: str = "smo", cache_size: int = 0,
+                 rel_gap: float | None = DEFAULT_REL_GAP, select_metric: str = "map",
+                 holdout: float = 0.2, random_state: int | None = 0,
+                 select_tol: float = DEFAULT_SELECT_TOL, normalize: str | None = None,
+                 refit: bool = True) -> None:
         super().__init__(loss=loss, epsilon=epsilon, algorithm=algorithm, max_iter=max_iter,
                          max_time=max_time, n_threads=n_threads, oracle=oracle,
                          verbose=verbose, feature_map=feature_map, cost_ratio=cost_ratio,
@@ -78,8 +94,10 @@ class SVMMapCV(SVMMap):
         check_c_path(self.Cs)
         validation_measure(self.select_metric)
 
-    def fit(self, X, y, qid=None, eval_set=None, callbacks=None, *, group=None,
-            eval_group=None, eval_qid=None):
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+            eval_set: EvalSets | None = None, callbacks: Callbacks | None = None, *,
+            group: Vector | None = None, eval_group: Sequence[Vector] | None = None,
+            eval_qid: Sequence[Vector] | None = None) -> Self:
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
         ((X, y, qid) of validation documents, or LightGBM's list of (X, y) with
         ``eval_group`` sizes or ``eval_qid`` ids: svmmap.groups; C is chosen on the first
@@ -126,7 +144,7 @@ class SVMMapCV(SVMMap):
             reason = str(exc).splitlines()[0]  # scikit-learn's NaN advice runs on for lines
             raise InputFormatError(f"eval_set: {reason}") from None
 
-    def best_estimator(self):
+    def best_estimator(self) -> SVMMap:
         """A plain SVMMap with C = C_ holding the chosen model (what ``save`` writes)."""
         check_is_fitted(self)
         params = {k: v for k, v in self.get_params(deep=False).items()
@@ -136,7 +154,7 @@ class SVMMapCV(SVMMap):
         model.__dict__.update({k: v for k, v in self.__dict__.items() if k.endswith("_")})
         return model
 
-    def save(self, path):
+    def save(self, path: PathLike) -> None:
         """Write the chosen model (an SVMMap model file, C = C_) with the path recorded
         under ``selection``."""
         self.best_estimator().save(path)

@@ -29,11 +29,23 @@ LightGBM's ``group=`` / ``eval_set=`` / ``eval_group=``: svmmap.groups); ``form=
 passes no queries, so it would train all rows as one query: use this stage instead.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyterrier as pt
 
 from .estimator import SVMMap
 from .model_selection import SVMMapCV
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Self
+
+    import pandas as pd
+
+    from ._typing import PathLike
 
 __all__ = ["SVMMapRanker", "letor_frames"]
 
@@ -41,7 +53,8 @@ __all__ = ["SVMMapRanker", "letor_frames"]
 _CV_ONLY = ("Cs", "select_metric", "holdout", "random_state", "select_tol", "refit")
 
 
-def letor_frames(path, n_features=None):
+def letor_frames(path: PathLike, n_features: int | None = None
+                 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(topics, results, qrels) of an SVMlight / LETOR file for PyTerrier: topics ``qid`` and
     ``query`` (the qid: LETOR files hold no query text), results ``qid``, ``docno`` (LETOR's
     ``#docid =`` comments, else line numbers: svmmap.trec_run) and ``features`` (a dense
@@ -90,7 +103,7 @@ class SVMMapRanker(pt.Estimator):
     ``path_``, ``best_score_`` on the validation topics, ``save``).
     """
 
-    def __init__(self, Cs=None, **params):
+    def __init__(self, Cs: Sequence[float] | None = None, **params: Any) -> None:
         self.params = {"Cs": Cs, **params}
         self._estimator()  # unknown parameters fail here, not at fit
         self._data = None
@@ -110,7 +123,9 @@ class SVMMapRanker(pt.Estimator):
     def _key(self):
         return repr(sorted(self.params.items()))
 
-    def fit(self, train_topics, train_qrels, valid_topics=None, valid_qrels=None):
+    def fit(self, train_topics: pd.DataFrame, train_qrels: pd.DataFrame,
+            valid_topics: pd.DataFrame | None = None,
+            valid_qrels: pd.DataFrame | None = None) -> Self:
         """Train on the results frame ``train_topics`` (with ``features``) judged by
         ``train_qrels``; the validation topics choose C along ``Cs`` (SVMMapCV) and are
         measured in ``model_.best_score_``.  Returns self."""
@@ -133,7 +148,7 @@ class SVMMapRanker(pt.Estimator):
             model.fit(X, y, qid, eval_set=[valid[:2]], eval_qid=[valid[2]])
         self._models[self._key()] = self.model_ = model
 
-    def transform(self, results):
+    def transform(self, results: pd.DataFrame) -> pd.DataFrame:
         """``results`` with ``score`` (the model's scores of ``features``) and ``rank``."""
         pt.validate.result_frame(results, extra_columns=["features"])
         if self._data is None:
@@ -149,17 +164,17 @@ class SVMMapRanker(pt.Estimator):
             results["score"] = np.zeros(0)
         return pt.model.add_ranks(results)
 
-    def transform_outputs(self, columns):
+    def transform_outputs(self, columns: list[str]) -> list[str]:
         return [*columns, *(c for c in ("score", "rank") if c not in columns)]
 
-    def get_parameter(self, name):
+    def get_parameter(self, name: str) -> Any:
         """The value of an SVMMap / SVMMapCV parameter (``C``, ``Cs``, ``loss``, ...)."""
         defaults = _defaults()
         if name not in defaults:
             raise ValueError(f"SVMMapRanker has no parameter {name!r}")
         return self.params.get(name, defaults[name])
 
-    def set_parameter(self, name, value):
+    def set_parameter(self, name: str, value: Any) -> None:
         """Set an SVMMap / SVMMapCV parameter (checked by its rules); a fitted stage
         retrains at the next transform (module docstring)."""
         old = self.get_parameter(name)

@@ -11,10 +11,13 @@ than most trainings: benchmarks/grid.py).
 ``params`` is always the dict of SVMMap's constructor arguments (``get_params(deep=False)``).
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import warnings
 from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +32,13 @@ from .model_file import model_content as file_content
 from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
 from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ._typing import Callbacks, Vector
+    from .collection import QueryCollection
 
 #: the plugin classes the measure registry's records name (svmmap.measures: Measure.plugin)
 PLUGINS = {cls.__name__: cls for cls in (AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin)}
@@ -161,7 +171,10 @@ class FittedModel:
         return model, training
 
 
-def fit(params, data, sample_weight=None, callbacks=(), make_problem=None):
+def fit(params: dict[str, Any], data: QueryCollection | tuple[Any, ...],
+        sample_weight: Vector | None = None, callbacks: Callbacks = (),
+        make_problem: Callable[[dict[str, Any], Any, Vector | None], Problem] | None = None,
+        ) -> FittedModel:
     """The one training driver: the FittedModel of ``params`` (SVMMap's constructor
     arguments) trained at ``params["C"]`` on ``data``, the checked QueryCollection of the
     training documents (checked once, where they entered: an estimator's validate_data and

@@ -1,15 +1,25 @@
 """Writing ranking data in the SVMlight / LETOR format svmmap.io reads."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
 from .atomic import write_text_atomically
 from .errors import InputFormatError
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._typing import Matrix, PathLike, Vector
+
 __all__ = ["dump_svmlight"]
 
 
-def dump_svmlight(path, X, y, qid, comments=None):
+def dump_svmlight(path: PathLike, X: Matrix, y: Vector, qid: Vector,
+                  comments: Sequence[str] | None = None) -> None:
     """Write documents in the format :func:`load_svmlight` reads, atomically.
 
     ``X`` (dense or sparse, shape (m, d)) is written with 1-based indices, zero entries

@@ -11,7 +11,7 @@ import pytest
 
 import svmmap.collection
 from svmmap import SVMMap
-from svmmap.cli import learn_main
+from svmmap.commands.learn import learn_main
 from svmmap.io import dump_svmlight
 from svmmap.model_selection import SVMMapCV
 

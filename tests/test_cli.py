@@ -113,19 +113,20 @@ def test_cli_on_ohsumed_fold1_beats_the_best_single_feature(tmp_path):
 
 
 HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
+LEARN, BASELINE_LEARN = "svmmap.commands.learn", "svmmap.commands.baseline_learn"
 
 
 @pytest.mark.parametrize("module, tool, argv", [
-    ("svmmap.cli", "learn_main", ["--help"]),
-    ("svmmap.cli", "learn_main", ["-c", "x", "train.txt", "model.json"]),  # an argument error
-    ("svmmap.cli", "learn_main", ["-l", "map", "--cost-ratio", "2", "train.txt", "model.json"]),
-    ("svmmap.cli", "learn_main", ["-c", "0", "train.txt", "model.json"]),  # SVMMap's rules
-    ("svmmap.cli", "learn_main", ["-c", "1,10", "--rel-gap", "2", "--vali", "v", "t", "m"]),
-    ("svmmap.cli", "classify_main", ["--help"]),
-    ("svmmap.baselines.cli", "learn_main", ["--help"]),
-    ("svmmap.baselines.cli", "learn_main", ["--method", "prank", "-t", "5", "a.txt", "m"]),
-    ("svmmap.baselines.cli", "learn_main", ["--method", "lambdamart", "a.txt", "m"]),
-    ("svmmap.baselines.cli", "classify_main", ["--help"]),
+    (LEARN, "learn_main", ["--help"]),
+    (LEARN, "learn_main", ["-c", "x", "train.txt", "model.json"]),  # an argument error
+    (LEARN, "learn_main", ["-l", "map", "--cost-ratio", "2", "train.txt", "model.json"]),
+    (LEARN, "learn_main", ["-c", "0", "train.txt", "model.json"]),  # SVMMap's rules
+    (LEARN, "learn_main", ["-c", "1,10", "--rel-gap", "2", "--vali", "v", "t", "m"]),
+    ("svmmap.commands.classify", "classify_main", ["--help"]),
+    (BASELINE_LEARN, "learn_main", ["--help"]),
+    (BASELINE_LEARN, "learn_main", ["--method", "prank", "-t", "5", "a.txt", "m"]),
+    (BASELINE_LEARN, "learn_main", ["--method", "lambdamart", "a.txt", "m"]),
+    ("svmmap.commands.baseline_classify", "classify_main", ["--help"]),
 ])
 def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
     code = (f"import sys\nimport {module} as cli\ntry:\n    cli.{tool}({argv!r})\n"
@@ -147,9 +148,10 @@ def test_learn_and_classify_do_not_import_scikit_learn(small_files, argv):
     benchmarks/grid.py): the estimators' facade stays unloaded; the scores are the API's."""
     train, test, tmp = small_files
     model, predictions = tmp / "m.json", tmp / "p.txt"
-    for tool, args in [("learn_main", [*argv, "-v", "0", train, model]),
-                       ("classify_main", ["-v", "0", test, model, predictions])]:
-        code = (f"import sys\nfrom svmmap.cli import {tool}\n"
+    for command, tool, args in [("learn", "learn_main", [*argv, "-v", "0", train, model]),
+                                ("classify", "classify_main",
+                                 ["-v", "0", test, model, predictions])]:
+        code = (f"import sys\nfrom svmmap.commands.{command} import {tool}\n"
                 f"status = {tool}({[str(a) for a in args]!r})\n"
                 f"print(status, sorted({{m.split('.')[0] for m in sys.modules}} & "
                 f"{{'sklearn', 'pandas', 'matplotlib', 'dask'}}))")

@@ -9,7 +9,7 @@ import pytest
 
 from svmmap import dump_svmlight
 from svmmap.atomic import write_text_atomically
-from svmmap.cli import SVMSTRUCT_ONLY
+from svmmap.commands.learn import SVMSTRUCT_ONLY
 
 from conftest import random_collection
 

@@ -236,7 +236,7 @@ def _shards(tmp_path, X, y, qid, n_shards):
 
 
 def test_learn_joins_a_scheduler_and_reads_a_glob(client, tmp_path, capsys):
-    from svmmap.cli import learn_main
+    from svmmap.commands.learn import learn_main
 
     X, y, qid = random_collection(6, n_queries=24)
     pattern = _shards(tmp_path, X, y, qid, 3)
@@ -256,7 +256,7 @@ def test_learn_joins_a_scheduler_and_reads_a_glob(client, tmp_path, capsys):
 
 
 def test_learn_on_local_workers_reports_a_bad_shard_line(tmp_path, capsys):
-    from svmmap.cli import learn_main
+    from svmmap.commands.learn import learn_main
 
     X, y, qid = random_collection(7, n_queries=6)
     pattern = _shards(tmp_path, X, y, qid, 2)

@@ -7,7 +7,7 @@ import pytest
 
 from svmmap import SVMMap, dump_svmlight, load_svmlight
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.cli import learn_main
+from svmmap.commands.learn import learn_main
 from svmmap.model_selection import SVMMapCV
 
 from conftest import random_collection

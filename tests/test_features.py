@@ -10,8 +10,9 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, dump_svmlight, load_svmlight
-from svmmap.cli import classify_main, learn_main
 from svmmap.collection import QueryCollection
+from svmmap.commands.classify import classify_main
+from svmmap.commands.learn import learn_main
 from svmmap.features import BinnedFeatureMap
 
 from conftest import random_collection

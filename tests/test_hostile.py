@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from svmmap import InputFormatError, ModelFileError, SVMMap, load_model, load_svmlight
 from svmmap import atomic as atomic_module
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.baselines import cli as baseline_cli
-from svmmap.cli import classify_main, learn_main
+from svmmap.commands import baseline_classify, baseline_learn
+from svmmap.commands.classify import classify_main
+from svmmap.commands.learn import learn_main
 from svmmap.experiments import trec
 from svmstruct_api import qp as qp_module
 from svmstruct_api.learner import make_learner
@@ -69,9 +70,9 @@ def _commands(d):
     """(name, argv runner, output argument index, inputs) of every command that writes."""
     learn = (learn_main, ["-v", "0", str(d / "train.dat"), "OUT"])
     classify = (classify_main, ["-v", "0", str(d / "train.dat"), str(d / "model.json"), "OUT"])
-    b_learn = (baseline_cli.learn_main,
+    b_learn = (baseline_learn.learn_main,
                ["--method", "prank", "-v", "0", str(d / "train.dat"), "OUT"])
-    b_classify = (baseline_cli.classify_main,
+    b_classify = (baseline_classify.classify_main,
                   ["-v", "0", str(d / "train.dat"), str(d / "prank.json"), "OUT"])
     build = (trec.main, ["build", "--runs", str(d / "run1"), "--qrels", str(d / "qrels"),
                          "--out", "OUT"])
@@ -231,7 +232,7 @@ def test_lines_without_features_are_read_and_scored_but_not_trained_on_alone(tmp
     X, y, qid = load_svmlight(data)
     assert X.shape == (4, 0)
     assert learn_main(["-v", "0", str(data), str(tmp_path / "m")]) == 1
-    assert baseline_cli.learn_main(["--method", "rankboost", "-v", "0", str(data),
+    assert baseline_learn.learn_main(["--method", "rankboost", "-v", "0", str(data),
                                     str(tmp_path / "b")]) == 1
     err = capsys.readouterr().err
     assert err.count("Found array with 0 feature(s) (shape=(4, 0)) while a minimum of 1 is "
@@ -587,7 +588,7 @@ def test_too_many_features_for_memory_names_file_and_index(tmp_path):
     data.write_text("1 qid:1 100000000:1\n0 qid:1 1:1\n")
     script = ("import resource, sys\n"
               "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))\n"
-              "from svmmap.cli import learn_main\n"
+              "from svmmap.commands.learn import learn_main\n"
               "sys.exit(learn_main(sys.argv[1:]))\n")
     done = subprocess.run([shutil.which("python") or "python", "-c", script, str(data),
                            str(tmp_path / "m")], capture_output=True, text=True, timeout=120)

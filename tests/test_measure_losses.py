@@ -103,7 +103,7 @@ def test_bad_loss_names_are_refused(bad):
 
 def test_command_line_takes_the_new_losses(tmp_path, capsys):
     from svmmap import dump_svmlight
-    from svmmap.cli import learn_main
+    from svmmap.commands.learn import learn_main
 
     X, y, qid = random_collection(seed=5, n_queries=10, docs=(5, 20), n_features=4)
     train = tmp_path / "train.txt"

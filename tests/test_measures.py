@@ -181,9 +181,10 @@ def _help(parser):
 
 
 def test_a_new_record_is_a_loss_a_reported_and_a_selection_measure(fake_measure):
-    from svmmap import cli, cli_common
+    from svmmap.commands import classify
+    from svmmap.commands import learn as cli
 
-    learn, classify = _help(cli._learn_parser()), _help(cli_common.classify_parser("x"))
+    learn, classify = _help(cli._learn_parser()), _help(classify.classify_parser("x"))
     assert "what is optimised: map, ndcg, ndcg@k, mrr, p@k, rprec, roc, acc, fake or " \
            "fake@k" in learn
     assert "chooses C: map, map@k, ndcg, ndcg@k, mrr, p@k, rprec, roc, err@k, fake or " \
@@ -212,7 +213,7 @@ def test_a_new_record_is_a_loss_a_reported_and_a_selection_measure(fake_measure)
 
 
 def test_without_the_record_the_name_is_refused_everywhere():
-    from svmmap import cli
+    from svmmap.commands import learn as cli
 
     with pytest.raises(ValueError, match="unknown metric"):
         measures.parse_metrics("fake@3")

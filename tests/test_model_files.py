@@ -13,7 +13,7 @@ import pytest
 
 from svmmap import SVMMap, load_model, load_svmlight
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.cli_common import classify_main
+from svmmap.commands.classify import classify_main
 from svmmap.errors import ModelFileError
 from svmmap.features import BinnedFeatureMap
 from svmmap.model_file import MODEL_KINDS, model_class

@@ -9,7 +9,7 @@ import pytest
 
 from svmmap import SVMMap
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.baselines import cli as baseline_cli
+from svmmap.commands import baseline_learn as baseline_cli
 from svmmap.features import BinnedFeatureMap
 from svmmap.model_selection import SVMMapCV
 
@@ -42,7 +42,7 @@ def parameter_options(parser, estimators):
 
 
 def learn_parsers():
-    from svmmap import cli
+    from svmmap.commands import learn as cli
 
     return [("svmmap_learn", cli._learn_parser(), (SVMMap, SVMMapCV, BinnedFeatureMap)),
             ("svmmap_baseline_learn", baseline_cli._learn_parser(),

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from svmmap import SVMMap, load_svmlight
 from svmmap.baselines import PRank
-from svmmap.baselines import cli as baseline_cli
-from svmmap.cli import classify_main, learn_main
-from svmmap.cli_common import PREDICTIONS
+from svmmap.commands import baseline_learn as baseline_cli
+from svmmap.commands.classify import PREDICTIONS, classify_main
+from svmmap.commands.learn import learn_main
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

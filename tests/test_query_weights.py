@@ -86,7 +86,7 @@ def test_bad_weights_are_refused(bad, match):
 
 def test_command_line_query_weights(tmp_path, capsys):
     from svmmap import dump_svmlight
-    from svmmap.cli import learn_main
+    from svmmap.commands.learn import learn_main
 
     X, y, qid = _data()
     train = tmp_path / "train.txt"

@@ -121,7 +121,8 @@ def test_eval_set_keeps_the_best_round():
                          ids=["adarank-map", "adarank-ndcg", "rankboost", "prank"])
 def test_baseline_command_line_round_trip(tmp_path, capsys, method):
     from svmmap import dump_svmlight
-    from svmmap.baselines.cli import classify_main, learn_main
+    from svmmap.commands.baseline_classify import classify_main
+    from svmmap.commands.baseline_learn import learn_main
 
     X, y, qid = random_collection(6, n_queries=12)
     train = tmp_path / "train.txt"

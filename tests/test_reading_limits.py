@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from svmmap.cli import learn_main, max_dask_workers
+from svmmap.commands.learn import learn_main, max_dask_workers
 
 PYTHON = shutil.which("python") or "python"
 TRAIN = b"1 qid:1 1:1 2:0.5\n0 qid:1 2:1\n1 qid:2 1:0.5 2:1\n0 qid:2 1:0.1\n"
@@ -25,12 +25,12 @@ TRAIN = b"1 qid:1 1:1 2:0.5\n0 qid:1 2:1\n1 qid:2 1:0.5 2:1\n0 qid:2 1:0.1\n"
 _UNDER_LIMIT = """\
 import resource, sys
 import numpy, scipy.sparse
-import svmmap.cli, svmmap.io, svmmap.training
+import svmmap.commands.learn, svmmap.io, svmmap.training
 
 status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
 mapped = int(status["VmSize"].split()[0]) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (mapped + int(sys.argv[1]), resource.RLIM_INFINITY))
-sys.exit(svmmap.cli.learn_main(sys.argv[2:]))
+sys.exit(svmmap.commands.learn.learn_main(sys.argv[2:]))
 """
 
 HOLE = 128 << 20

@@ -18,7 +18,8 @@ from svmmap import SVMMap
 from svmmap import atomic as atomic_module
 from svmmap import io as io_module
 from svmmap import training as training_module
-from svmmap.cli import classify_main, learn_main
+from svmmap.commands.classify import classify_main
+from svmmap.commands.learn import learn_main
 from svmmap.experiments import trec
 from svmmap.export import main as export_main
 

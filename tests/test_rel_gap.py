@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap, dump_svmlight, load_svmlight
-from svmmap.cli import learn_main
 from svmmap.collection import QueryCollection
+from svmmap.commands.learn import learn_main
 from svmmap.plugins import MapPlugin
 from svmstruct_api.learner import make_learner
 

@@ -24,7 +24,7 @@ PYTHON = shutil.which("python") or "python"
 #: at the given iteration of the fit at C (ANY: the first fit)
 _WAIT_IN_TRAINING = """\
 import sys
-import svmmap.cli as cli
+import svmmap.commands.learn as cli
 import svmmap.console as console
 
 at_C, at_iteration = sys.argv[1], int(sys.argv[2])

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, SVMMap, load_svmlight
-from svmmap.cli import classify_main, learn_main
+from svmmap.commands.classify import classify_main
+from svmmap.commands.learn import learn_main
 from svmmap.export import read_feature_names
 from svmmap.io import load_query_weights
 from svmmap.model_selection import SVMMapCV

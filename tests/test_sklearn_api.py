@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmmap import SVMMap, metrics
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.cli import learn_main
+from svmmap.commands.learn import learn_main
 from svmmap.features import BinnedFeatureMap
 
 #: small limits: the checks' data is random and only the API is under test

@@ -8,7 +8,7 @@ representation (QueryCollection), metrics (svmmap.metrics) and estimator API (sv
 
 Their model files are read by ``svmmap.load_model`` and ``svmmap_classify`` like SVMMap's.
 The classes are imported on first use (PEP 562), so that ``svmmap_baseline_learn --help``
-(svmmap.baselines.cli) loads neither numpy nor scipy.
+(svmmap.commands.baseline_learn) loads neither numpy nor scipy.
 """
 
 from .._lazy import lazy_names

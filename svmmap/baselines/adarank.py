@@ -29,8 +29,11 @@ with the best validation measure; otherwise all accepted rounds are kept.
 The final ranker is linear: coef_[j] = sum of alpha_t over the rounds with h_t = j.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +43,12 @@ from ..groups import eval_sets, training_qid
 from ..model_file import renamed
 from ..params import Interval, OneOf, Verbosity
 from ._base import BaselineRanker, column, query_measure
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Self
+
+    from .._typing import EvalSets, FloatArray, Matrix, Vector
 
 MEASURES = ("map", "ndcg")
 PHI_MAX = 1.0 - 1e-12
@@ -81,7 +90,8 @@ class AdaRank(BaselineRanker):
         "verbose": [Verbosity()],
     }
 
-    def __init__(self, loss="map", ndcg_k=10, max_rounds=500, tol=0.0, verbose=0):
+    def __init__(self, loss: str = "map", ndcg_k: int = 10, max_rounds: int = 500,
+                 tol: float = 0.0, verbose: int = 0) -> None:
         self.loss = loss
         self.ndcg_k = ndcg_k
         self.max_rounds = max_rounds
@@ -104,8 +114,10 @@ class AdaRank(BaselineRanker):
     def _measure(self, scores, labels, ptr):
         return query_measure(scores, labels, ptr, self.loss, self.ndcg_k)
 
-    def fit(self, X, y, qid=None, eval_set=None, *, group=None, eval_group=None,
-            eval_qid=None):
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+            eval_set: EvalSets | None = None, *, group: Vector | None = None,
+            eval_group: Sequence[Vector] | None = None,
+            eval_qid: Sequence[Vector] | None = None) -> Self:
         """Train on documents X with graded labels y grouped by qid; return self.
 
         Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
@@ -200,13 +212,13 @@ class AdaRank(BaselineRanker):
         self._record_eval(sets)
         return self
 
-    def decision_function(self, X, qid=None):
+    def decision_function(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """Scores f_T(x) = sum_t alpha_t x_{h_t} = coef_ . x, one per row of X (``qid`` is
         accepted for the common ranker API and not needed)."""
         X, _ = self._validate_X(X, qid)
         return np.asarray(X @ self.coef_).ravel()
 
-    def predict(self, X, qid=None):
+    def predict(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores of decision_function."""
         return self.decision_function(X, qid=qid)
 

@@ -18,6 +18,9 @@ are ranked by w.x (the thresholds only matter for the rank prediction ``predict_
 With ``averaged=True`` (default) w and b are the averages over all steps of all epochs.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +29,12 @@ from ..errors import InputFormatError
 from ..groups import eval_sets, training_qid
 from ..params import Boolean, Interval
 from ._base import BaselineRanker
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Self
+
+    from .._typing import EvalSets, FloatArray, IntArray, Matrix, Vector
 
 
 def dense(X):
@@ -59,14 +68,17 @@ class PRank(BaselineRanker):
         "random_state": [Interval(0, None, closed="left", integer=True), None],
     }
 
-    def __init__(self, n_epochs=10, averaged=True, random_state=0):
+    def __init__(self, n_epochs: int = 10, averaged: bool = True,
+                 random_state: int | None = 0) -> None:
         self.n_epochs = n_epochs
         self.averaged = averaged
         self.random_state = random_state
 
 
-    def fit(self, X, y, qid=None, *, group=None, eval_set=None, eval_group=None,
-            eval_qid=None):
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None, *,
+            group: Vector | None = None, eval_set: EvalSets | None = None,
+            eval_group: Sequence[Vector] | None = None,
+            eval_qid: Sequence[Vector] | None = None) -> Self:
         """Train on documents X with graded labels y; return self.  ``qid`` only checks the
         input (PRank is pointwise): every document is one example.  ``group`` (query sizes
         instead of qid) and ``eval_set`` / ``eval_group`` / ``eval_qid`` as svmmap.groups
@@ -106,17 +118,17 @@ class PRank(BaselineRanker):
         self._record_eval(sets)
         return self
 
-    def decision_function(self, X, qid=None):
+    def decision_function(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """Scores w.x, one per row of X (rank a query's documents by them, descending;
         ``qid`` is accepted for the common ranker API and not needed)."""
         X, _ = self._validate_X(X, qid)
         return np.asarray(X @ self.coef_).ravel()
 
-    def predict(self, X, qid=None):
+    def predict(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores of decision_function (predict_rank gives the grades)."""
         return self.decision_function(X, qid=qid)
 
-    def predict_rank(self, X):
+    def predict_rank(self, X: Matrix) -> IntArray:
         """The predicted grade classes_[min{r : w.x - b_r < 0}] of every row."""
         scores = self.decision_function(X)
         return self.classes_[np.searchsorted(self.rank_thresholds_, scores, side="right")]

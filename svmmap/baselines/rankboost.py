@@ -40,8 +40,11 @@ RankBoost's model is not linear: decision_function evaluates the stored
 (feature, threshold, alpha) list.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -51,6 +54,12 @@ from ..groups import eval_sets, training_qid
 from ..model_file import renamed
 from ..params import Interval, Verbosity
 from ._base import BaselineRanker, query_measure
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Self
+
+    from .._typing import EvalSets, FloatArray, Matrix, Vector
 
 R_MAX = 1.0 - 1e-12
 
@@ -127,7 +136,8 @@ class RankBoost(BaselineRanker):
         "verbose": [Verbosity()],
     }
 
-    def __init__(self, max_rounds=300, n_thresholds=32, lam=1.0, n_neighbors=3, verbose=0):
+    def __init__(self, max_rounds: int = 300, n_thresholds: int = 32, lam: float = 1.0,
+                 n_neighbors: int = 3, verbose: int = 0) -> None:
         self.max_rounds = max_rounds
         self.n_thresholds = n_thresholds
         self.lam = lam
@@ -135,8 +145,11 @@ class RankBoost(BaselineRanker):
         self.verbose = verbose
 
 
-    def fit(self, X, y, qid=None, unlabeled=None, eval_set=None, *, group=None,
-            eval_group=None, eval_qid=None):
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+            unlabeled: Vector | None = None, eval_set: EvalSets | None = None,
+            *, group: Vector | None = None,
+            eval_group: Sequence[Vector] | None = None,
+            eval_qid: Sequence[Vector] | None = None) -> Self:
         """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
 
         ``unlabeled``: boolean mask of the rows whose label is unknown (their y is ignored)
@@ -253,7 +266,7 @@ class RankBoost(BaselineRanker):
         self._record_eval(sets)
         return self
 
-    def decision_function(self, X, qid=None):
+    def decision_function(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """Scores H(x) = sum_{t <= n_rounds_} alpha_t 1[x_{j_t} > theta_t] (``qid`` is
         accepted for the common ranker API and not needed)."""
         X, _ = self._validate_X(X, qid)
@@ -263,7 +276,7 @@ class RankBoost(BaselineRanker):
         cols = np.asarray(cols.toarray() if hasattr(cols, "toarray") else cols)
         return (cols > self.thresholds_[:T]).astype(np.float64) @ self.alphas_[:T]
 
-    def predict(self, X, qid=None):
+    def predict(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores of decision_function."""
         return self.decision_function(X, qid=qid)
 

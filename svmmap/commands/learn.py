@@ -1,4 +1,4 @@
-"""The command-line tools, with SVMstruct's conventions so that old scripts keep working:
+"""svmmap_learn, with SVMstruct's conventions so that old scripts keep working:
 
     svmmap_learn    [-c C] [-e epsilon] [-w 0|3|4] [-l LOSS] [-v level]
                     [--query-weights FILE]
@@ -7,8 +7,8 @@
 
 Every option has one long name, the estimator parameter's (``--max-iter`` / ``max_iter``);
 SVMstruct's short flags ``-c -e -w -l -v`` are aliases of ``--C --epsilon --algorithm --loss
---verbose``; the glossary in README.md lists them all.
-    svmmap_classify [-v level] test_file model_file predictions_file   (any model kind)
+--verbose``; the glossary in README.md lists them all.  svmmap_classify applies the model
+(svmmap.commands.classify).
 
 ``--n-thresholds`` (alias ``--bin``) / ``--base-columns`` train on the binned features of Yue
 et al. (2007), Section 4.2 (svmmap.features); the model file keeps the thresholds, and
@@ -32,22 +32,12 @@ import time
 
 from svmstruct_api.options import QP_SOLVERS
 
-from . import interrupts
-from .atomic import check_output
-from .cli_common import (
-    add_force_option,
-    add_group_option,
-    check_params,
-    classify_main,
-    positive_int,
-    refuse_swapped,
-    run,
-    warnings_as_notes,
-)
-from .errors import InputFormatError, SVMMapError
-from .measures import help_text, parse_loss, parse_select_metric
-from .model_file import model_output
-from .options import (
+from .. import interrupts
+from ..atomic import check_output
+from ..errors import InputFormatError, SVMMapError
+from ..measures import help_text, parse_loss, parse_select_metric
+from ..model_file import model_output
+from ..options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
     DEFAULT_SELECT_TOL,
@@ -55,9 +45,18 @@ from .options import (
     MAX_NDCG_LABEL,
     ORACLES,
 )
-from .params import ParameterError, check_c_path, check_svmmap
+from ..params import ParameterError, check_c_path, check_svmmap
+from .common import (
+    add_force_option,
+    add_group_option,
+    check_params,
+    positive_int,
+    refuse_swapped,
+    run,
+    warnings_as_notes,
+)
 
-__all__ = ["learn_main", "classify_main"]
+__all__ = ["learn_main"]
 
 #: -w / --algorithm: SVMstruct's numbers and the estimator's names; 4 is 1-slack with the
 #: constraint cache
@@ -360,7 +359,7 @@ def _learn_options(parser, args):
                      "--normalize")
     if n_thresholds is None:
         return None, cost_ratio
-    from .features import BinnedFeatureMap
+    from ..features import BinnedFeatureMap
 
     features = BinnedFeatureMap(
         n_thresholds, base_columns=args.base_columns, per_query=per_query)
@@ -382,7 +381,7 @@ def max_dask_workers():
 def _learn_callbacks(verbose):
     """-v 1: the live progress display on stderr; -v 2: a line per iteration on stdout (the
     report is printed once, by learn_main, in both)."""
-    from .progress import IterationLines, ProgressDisplay
+    from ..progress import IterationLines, ProgressDisplay
 
     if verbose >= 2:
         return [IterationLines()]
@@ -442,7 +441,7 @@ def learn_main(argv=None):
                 print(f"Binned {len(fitted.feature_map.base_columns_)} base features into "
                       f"{fitted.feature_map.n_output_features_} indicator features")
             if selecting:
-                from .selection import path_table
+                from ..selection import path_table
 
                 source = args.eval_set if args.eval_set is not None else \
                     f"{args.holdout:g} of the training queries held out"
@@ -467,10 +466,10 @@ def _learn_here(args, params, selecting, callbacks, started):
     """Read the data and train in this process, through svmmap.training and
     svmmap.selection (no scikit-learn unless binning); return (the
     svmmap.training.FittedModel, a function writing the model file, None)."""
-    from . import training
-    from .collection import QueryCollection
-    from .io import input_files, load_query_weights, load_svmlight
-    from .model_file import write_model
+    from .. import training
+    from ..collection import QueryCollection
+    from ..io import input_files, load_query_weights, load_svmlight
+    from ..model_file import write_model
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
@@ -498,7 +497,7 @@ def _learn_here(args, params, selecting, callbacks, started):
                                f"does not exist (the data has {n_features} features)",
                                args.train_file)
     if selecting:
-        from . import selection
+        from .. import selection
 
         metric = args.select_metric or "map"
         tol = DEFAULT_SELECT_TOL if args.select_tol is None else args.select_tol
@@ -527,13 +526,13 @@ def _learn_on_dask(args, params, stack, callbacks):
     """Train on a Dask cluster (svmmap.dask.DaskSVMMap, the data read by the workers); return
     (the svmmap.training.FittedModel, a function writing the model file, (documents,
     queries, features))."""
-    from . import dask as svmmap_dask
+    from .. import dask as svmmap_dask
 
     if args.query_weights is not None:
         raise SVMMapError("--query-weights is not available with --dask-workers / "
                           "--scheduler")
-    from .io import input_files
-    from .training import FittedModel
+    from ..io import input_files
+    from ..training import FittedModel
 
     check_output(args.model_file, input_files(svmmap_dask.expand_paths(args.train_file)),
                  SVMMAP_MODEL, args.force)

@@ -1,27 +1,26 @@
-"""Command-line tools of the baselines, with svmmap_learn's conventions and vocabulary:
+"""svmmap_baseline_learn, with svmmap_learn's conventions and vocabulary:
 
     svmmap_baseline_learn    --method adarank|rankboost|prank [-l map|ndcg] [options]
                              train_file model_file
-    svmmap_baseline_classify [-v level] test_file model_file predictions_file
 
 Every option's long name is the estimator parameter's (``--max-rounds`` / ``max_rounds``,
 ``--ndcg-k`` / ``ndcg_k``, ``--n-thresholds`` / ``n_thresholds``).  ``-l`` / ``--loss`` is
 what is optimised, as in svmmap_learn: AdaRank's measure (``map`` for AdaRank.MAP, ``ndcg``
 for AdaRank.NDCG); RankBoost (exponential pairwise loss) and PRank (ranking loss) have no
 choice to make and refuse it.  ``svmmap_baseline_classify`` is ``svmmap_classify``
-(svmmap.cli_common), which reads a model file of any kind.  Errors are one line and exit
-status 1, as in svmmap.cli.  numpy, the readers and the estimators are imported inside the
-command bodies, after the argument parsing: ``--help`` and argument errors import nothing heavy.
+(svmmap.commands.baseline_classify), which reads a model file of any kind.  Errors are one
+line and exit status 1, as in svmmap_learn.  numpy, the readers and the estimators are
+imported inside the command bodies, after the argument parsing: ``--help`` and argument
+errors import nothing heavy.
 """
 
 import argparse
 
 from ..atomic import check_output
-from ..cli_common import add_force_option, add_group_option, check_params, run, warnings_as_notes
-from ..cli_common import classify_main as classify_main_any
 from ..errors import InputFormatError
 from ..model_file import model_output
 from ..options import MAX_ABS_VALUE
+from .common import add_force_option, add_group_option, check_params, run, warnings_as_notes
 
 METHODS = ("adarank", "rankboost", "prank")
 #: what svmmap_baseline_learn writes: an existing model_file of another kind is refused
@@ -76,7 +75,7 @@ def _model(parser, args):
         parser.error(f"-l/--loss chooses AdaRank's measure; {args.method} has no choice")
     if args.max_rounds is not None and args.method == "prank":
         parser.error("-t/--max-rounds applies to AdaRank and RankBoost; PRank has --n-epochs")
-    from . import AdaRank, PRank, RankBoost
+    from ..baselines import AdaRank, PRank, RankBoost
 
     verbose = 1 if args.verbose >= 2 else 0
     if args.method == "adarank":
@@ -100,8 +99,8 @@ def learn_main(argv=None):
     def learn():
         import numpy as np
 
+        from ..baselines.prank import PRank
         from ..io import input_files, load_svmlight
-        from .prank import PRank
 
         inputs = [*input_files(args.train_file), args.group]
         if args.eval_set is not None:
@@ -128,8 +127,3 @@ def learn_main(argv=None):
         model.save(args.model_file)
 
     return run("svmmap_baseline_learn", args.debug, learn, args.train_file)
-
-
-def classify_main(argv=None):
-    """svmmap_baseline_classify: svmmap_classify under another name (it reads every kind)."""
-    return classify_main_any(argv, prog="svmmap_baseline_classify")

@@ -1,0 +1,177 @@
+"""svmmap_classify (also installed as svmmap_baseline_classify): score a data file with a model
+file of any kind (svmmap.model_file), write one score per input line and report the ranking
+metrics:
+
+    svmmap_classify [-v level] [--metrics LIST] [--convention letor|trec_eval]
+                    test_file model_file predictions_file
+
+Parsing the arguments imports no numpy, scipy or scikit-learn; the readers, the scorer and the
+metrics are imported inside the command body.
+"""
+
+import argparse
+import re
+import sys
+
+from ..atomic import OutputKind, check_output
+from ..measures import help_text, parse_metrics
+from ..options import CONVENTIONS, MAX_ABS_VALUE
+from .common import add_force_option, add_group_option, positive_int, refuse_swapped, run
+
+__all__ = ["classify_main"]
+
+
+def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_baseline_learn"):
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Score documents with a trained svmmap model of any kind (SVM-MAP and "
+                    "the other structural SVMs, AdaRank, RankBoost, PRank) and report ranking "
+                    "metrics.")
+    parser.add_argument("test_file", help="SVMlight/LETOR file (gzip, bzip2 or xz too; - for "
+                                          "standard input), or an index file")
+    parser.add_argument("model_file", help=model_help)
+    parser.add_argument("predictions_file", help="where to write one score per input line "
+                                                 "(- for standard output; the metrics then "
+                                                 "go to standard error)")
+    parser.add_argument("-v", "--verbose", type=int, default=1,
+                        help="0 quiet, 1 metrics (default)")
+    parser.add_argument("--convention", choices=CONVENTIONS, default="letor",
+                        help="evaluation convention: letor (default; LETOR's scripts: ties "
+                             "in file order, NDCG gain 2^label-1) or trec_eval (ties by docno "
+                             "descending: LETOR's '#docid = X' comments, else line numbers, "
+                             "the later line first; NDCG gain = label, discount "
+                             "1/log2(rank+1)); both count a query without a relevant document "
+                             "with AP 0")
+    parser.add_argument("--metrics", type=_metrics, default=None, metavar="LIST",
+                        help=f"what to report, in this order: {help_text('report')} "
+                             "(default: MAP, NDCG@1,3,5,10, P@1,3,5,10, MRR, NDCG, ROC)")
+    add_group_option(parser)
+    parser.add_argument("--run", default=None, metavar="FILE",
+                        help="also write the scores as a TREC run (qid Q0 docno rank score "
+                             "tag; docnos from LETOR's '#docid = X' comments, else line "
+                             "numbers), for trec_eval, ir_measures, ranx or PyTerrier")
+    parser.add_argument("--run-tag", default="svmmap", metavar="TAG",
+                        help="the run's tag, its last column (default svmmap)")
+    parser.add_argument("--qrels", default=None, metavar="FILE",
+                        help="also write the test file's labels as TREC qrels (qid 0 docno "
+                             "label, negative labels as 0)")
+    parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
+                        default=1, metavar="N",
+                        help="threads reading the test file (default 1)")
+    add_force_option(parser, "a predictions file (every line one number, not all integers)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    return parser
+
+
+#: one line of a predictions file: one decimal number (Python's float repr: '0.5', '1.0',
+#: '-2e-05', 'nan', 'inf', '-inf'), blanks around it
+_PREDICTION_LINES = re.compile(
+    rb"(?:[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf)"
+    rb"[ \t]*\r?\n)*")
+#: a number that is not an integer has one of these
+_NOT_INTEGER = re.compile(rb"[.eEni]")
+_PREDICTIONS_CHUNK = 1 << 20
+
+
+def _is_predictions_file(path):
+    """True when every line of the file ``path`` holds one number and not all of them are
+    integers: svmmap_classify writes one Python float repr per line ('0.5', '1.0', '-2e-05'),
+    svm_rank's and other tools' scores look the same, whereas a data file has more than one
+    token on a line and a group file holds integers only.  Reads the file in chunks of whole
+    lines and stops at the first chunk with a line that is not a number."""
+    fraction, rest = False, b""
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(_PREDICTIONS_CHUNK):
+                lines, _, rest = (rest + chunk).rpartition(b"\n")
+                if len(rest) > _PREDICTIONS_CHUNK or \
+                        not _PREDICTION_LINES.fullmatch(lines + b"\n" if lines else b""):
+                    return False
+                fraction = fraction or _NOT_INTEGER.search(lines) is not None
+    except OSError:
+        return False
+    if rest.strip():  # the last line, without a line end
+        if not _PREDICTION_LINES.fullmatch(rest + b"\n"):
+            return False
+        fraction = fraction or _NOT_INTEGER.search(rest) is not None
+    return fraction
+
+
+#: what svmmap_classify writes (svmmap.atomic.check_output)
+PREDICTIONS = OutputKind("a predictions file (every line one number, not all integers)",
+                         _is_predictions_file)
+
+
+def _metrics(text):
+    try:
+        return ",".join(name + ("" if k is None else f"@{k}")
+                        for name, k in parse_metrics(text))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+#: the predictions path that means standard output (the metrics then go to standard error)
+STDOUT = "-"
+
+
+def classify_main(argv=None, prog="svmmap_classify"):
+    """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.model_file);
+    ``predictions_file`` "-" writes the scores to standard output."""
+    parser = classify_parser(prog)
+    args = parser.parse_args(argv)
+    refuse_swapped(parser, args.test_file, "test_file model_file predictions_file")
+    outputs = [p for p in (args.predictions_file, args.run, args.qrels) if p is not None]
+    if len(set(outputs)) < len(outputs):
+        parser.error("the predictions, --run and --qrels files must be different files")
+
+    def classify():
+        import numpy as np
+
+        from .. import metrics, trec_run
+        from ..atomic import write_text_atomically
+        from ..io import input_files, load_svmlight
+        from ..model_file import load_scorer
+
+        to_stdout = args.predictions_file == STDOUT
+        inputs = [args.model_file, *input_files(args.test_file), args.group]
+        outputs = [(None if to_stdout else args.predictions_file, PREDICTIONS),
+                   (args.run, trec_run.RUN_FILE), (args.qrels, trec_run.QRELS_FILE)]
+        outputs = [(path, kind) for path, kind in outputs if path is not None]
+        for path, kind in outputs:
+            check_output(path, inputs, writes=kind, force=args.force)
+        n_features, score = load_scorer(args.model_file)
+        trec = args.run is not None or args.qrels is not None or \
+            args.convention == "trec_eval"
+        listed = []  # what an index file in a pipe lists: known once it is read
+        X, y, qid, *comments = load_svmlight(
+            args.test_file, n_features=n_features, group=args.group,
+            max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec,
+            files_read=listed)
+        for path, _ in outputs:
+            check_output(path, listed)
+        docnos = trec_run.docnos_from_comments(comments[0]) if trec else None
+        scores = score(X, qid)
+        if args.run is not None:
+            trec_run.write_run(args.run, qid, docnos, scores, args.run_tag)
+        if args.qrels is not None:
+            trec_run.write_qrels(args.qrels, qid, docnos, y)
+        lines = [f"{s!r}\n" for s in scores.tolist()]
+        if to_stdout:
+            sys.stdout.writelines(lines)
+            sys.stdout.flush()
+        else:
+            write_text_atomically(args.predictions_file, lines)
+        if args.verbose >= 1:
+            summary = metrics.evaluate(scores, y, qid, convention=args.convention,
+                                       measures=args.metrics,
+                                       docnos=docnos if args.convention == "trec_eval"
+                                       else None)
+            report = sys.stderr if to_stdout else sys.stdout
+            print(f"Scored {len(scores)} documents of {len(np.unique(qid))} queries "
+                  f"({args.convention} convention, {summary['queries']} queries averaged)",
+                  file=report)
+            for name, value in summary.items():
+                if name != "queries":
+                    print(f"{name}: {value:.4f}", file=report)
+
+    return run(prog, args.debug, classify, args.test_file)

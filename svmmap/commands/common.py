@@ -1,0 +1,113 @@
+"""What the command-line tools share (svmmap_learn, svmmap_classify, svmmap_baseline_learn,
+svmmap_baseline_classify): parameter validation by the estimators' own rules, the error
+policy (one line, exit status 1, no traceback unless --debug), training warnings printed as
+notes, the options several commands have (--group, --force) and the check that the data
+argument is not a model file (arguments in the wrong order).
+
+Importing this module loads no numpy, scipy or scikit-learn: ``--help`` and argument errors
+stay fast (see svmmap.commands).
+"""
+
+import argparse
+import os
+import stat
+import sys
+import warnings
+from contextlib import contextmanager
+
+from svmstruct_api.options import QPError
+
+from .. import interrupts
+from ..errors import SVMMapError, error_line
+from ..params import ParameterError
+
+
+def check_params(parser, check, flags):
+    """Run ``check()``, a check of parameters by their svmmap.params rules (an estimator's
+    ``check_params``, or svmmap.params.check_svmmap for svmmap_learn: the rules the Python API
+    checks), and report a bad value as a usage error naming the option: ``flags`` maps
+    parameter -> option."""
+    try:
+        check()
+    except ParameterError as exc:
+        message = str(exc)
+        name = next((p for p in flags if f"'{p}' parameter" in message), None)
+        parser.error(f"argument {flags[name]}: {message}" if name else message)
+
+
+def positive_int(text):
+    """argparse type of an option that is no estimator parameter (estimator parameters are
+    validated by the estimator: ``check_params``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def run(prog, debug, action, data_file=None):
+    """Run ``action``; turn the errors a user can cause into one line and exit status 1, and
+    Ctrl-C or SIGTERM (svmmap.interrupts) into ``prog: interrupted`` / ``prog: terminated``
+    and exit status 130 / 143.
+
+    ``data_file``: the data the command read (svmmap.errors.error_line)."""
+    try:
+        with interrupts.handled():
+            status = action()
+    except (SVMMapError, QPError, OSError, MemoryError) as exc:
+        if debug:
+            raise
+        print(f"{prog}: error: {error_line(exc, data_file)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(interrupts.message(prog), file=sys.stderr)
+        return interrupts.exit_status()
+    return status or 0
+
+
+@contextmanager
+def warnings_as_notes(prog, show=True):
+    """Print every warning raised inside the block as ``prog: note: message`` on stderr
+    (``show=False``: swallow them, for -v 0)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught if show else ():
+        print(f"{prog}: note: {warning.message}", file=sys.stderr)
+
+
+def add_group_option(parser):
+    """--group FILE: query sizes for data without qid: (LightGBM's .query files)."""
+    parser.add_argument("--group", default=None, metavar="FILE",
+                        help="for data without qid: one query size per line, the queries' "
+                             "documents consecutive (default: <data file>.query if present)")
+
+
+def add_force_option(parser, kind):
+    """--force: replace an existing output that is not of the kind the command writes."""
+    parser.add_argument("--force", action="store_true",
+                        help=f"replace an existing output file that is not {kind} (without "
+                             "it such a file is refused: it may be data given in the wrong "
+                             "place); an input file is never replaced")
+
+
+def looks_like_model_file(path):
+    """True when ``path`` is a readable regular file whose first non-blank character is '{'
+    (a JSON model file; data files start with a label, a comment or a file name).  A pipe,
+    FIFO or /dev/stdin is not looked at: what this read would be lost to the reader."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(256).lstrip().startswith(b"{")
+    except OSError:
+        return False
+
+
+def refuse_swapped(parser, data_file, order):
+    """parser.error when the data argument is a model file (arguments in the wrong order)."""
+    if data_file != "-" and looks_like_model_file(data_file):
+        parser.error(f"{data_file} looks like a model file, not data: the arguments are "
+                     f"{order}")
