@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import metrics
 from ..atomic import write_text_atomically
-from ..cli_common import positive_int
+from ..commands.common import positive_int
 from ..errors import SVMMapError, error_line
 from . import smart, tables
 from .retrieval import MODELS, Index

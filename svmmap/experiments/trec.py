@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import interrupts
 from ..atomic import OutputKind, check_output, first_tokens
-from ..cli_common import positive_int
+from ..commands.common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from ..io import dump_svmlight, input_files, load_svmlight
 from ..options import MAX_ABS_VALUE

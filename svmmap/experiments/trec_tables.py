@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import write_text_atomically
-from ..cli_common import positive_int
+from ..commands.common import positive_int
 from ..errors import SVMMapError, error_line
 from ..io import dump_svmlight
 from . import tables, trec, trials
