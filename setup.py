@@ -69,11 +69,11 @@ setup(
     install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3", "scikit-learn>=1.6",
                       "tqdm>=4.60"],
     extras_require={
-        # ir_measures: ERR@k is checked against its value (tests/test_measures.py)
+        # ir_measures: ERR@k is checked against its value (tests/api/test_measures.py)
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ir_measures>=0.3",
                  "ruff==0.17.5",
                  "matplotlib>=3.5", "lightgbm>=4",
-                 # tests/test_datasets.py runs setup.py's build_py, which imports Cython
+                 # tests/io/test_datasets.py runs setup.py's build_py, which imports Cython
                  "Cython>=3.0",
                  # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas;
                  # dask.dataframe needs pyarrow (dask's dataframe extra)

@@ -5,8 +5,8 @@ A model scores z = the normalised features (svmmap.normalize; z = x without ``no
 ``w . z`` (+ an intercept for loss="acc", which shifts every score equally and which the LTR
 plugin and Solr, having none, leave out). Each format below gives the engine that function,
 its normaliser included, so the engine's score equals ``decision_function`` up to the engine's
-arithmetic (float32 for the LTR plugin and Solr: tests/test_engine_export.py re-scores by the
-parsers' rules).
+arithmetic (float32 for the LTR plugin and Solr: tests/ecosystem/test_engine_export.py re-scores
+by the parsers' rules).
 
 * **LTR plugin** (o19s Elasticsearch LTR, the OpenSearch LTR plugin): the body of
   ``POST _ltr/_featureset/<feature set>/_createmodel``::

@@ -12,7 +12,8 @@ build`` writes the docno so) gives that word.  A file without such comments gets
 numbers: the line's position in the file (1, 2, ...), zero-padded to one width so that byte
 order is file order, which is the order svmmap.metrics' ``trec_eval`` convention breaks ties
 in without docnos.  With these docnos, svmmap's ``trec_eval`` figures are trec_eval's on the
-written files (tests/test_trec_run.py checks them against ir_measures' pytrec_eval backend).
+written files (tests/ecosystem/test_trec_run.py checks them against ir_measures' pytrec_eval
+backend).
 
 Labels are written as integers (trec_eval's qrels hold integers); a label below 0 (LETOR's -1)
 is written 0: both svmmap and trec_eval then call it non-relevant with gain 0.

@@ -6,6 +6,34 @@ import itertools
 import numpy as np
 
 
+def random_query(rng, n_rel, n_non, tied, tie_grid):
+    """Scores and relevance of one query of ``n_rel`` relevant and ``n_non`` non-relevant
+    documents in random positions.  ``tied``: the scores are integers in [-k, k] times one
+    step drawn from ``steps``, ``tie_grid = (k, steps)`` (few distinct values, so ties within
+    and across classes are common); otherwise normal at a scale of 0.01, 0.3 or 3."""
+    n = n_rel + n_non
+    if tied:
+        k, steps = tie_grid
+        scores = rng.integers(-k, k + 1, n) * rng.choice(steps)
+    else:
+        scores = rng.normal(scale=rng.choice([0.01, 0.3, 3.0]), size=n)
+    relevant = np.zeros(n, dtype=bool)
+    relevant[rng.choice(n, n_rel, replace=False)] = True
+    return scores.astype(float), relevant
+
+
+def small_queries(seed, trials, tie_grid, max_docs=7):
+    """``trials`` random queries (random_query) of 1-4 relevant and 1-5 non-relevant documents,
+    at most ``max_docs`` of them (brute force enumerates their max_docs! rankings); every
+    other one tied on ``tie_grid``."""
+    rng = np.random.default_rng(seed)
+    for trial in range(trials):
+        n_rel, n_non = rng.integers(1, 5), rng.integers(1, 6)
+        if n_rel + n_non > max_docs:
+            n_non = max_docs - n_rel
+        yield random_query(rng, n_rel, n_non, trial % 2 == 0, tie_grid)
+
+
 def all_orders(m):
     return np.array(list(itertools.permutations(range(m))), dtype=np.int64)
 

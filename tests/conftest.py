@@ -1,12 +1,17 @@
 """Shared test fixtures: where the real benchmark data lives, and small random collections."""
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+#: the repository's root (tests/ is one level below it): README.md, benchmarks/, svmmap/
+ROOT = Path(__file__).resolve().parents[1]
+#: the shared benchmark data, beside the repository (../shared/data)
+DATA = ROOT.parent / "shared" / "data"
 
 
 #: hypothesis settings of the generated hostile-input tests: 40 examples, no deadline (a
@@ -22,6 +27,46 @@ def data_file(*parts):
     if not path.exists():
         pytest.skip(f"benchmark data not found: {path} (see ../shared/data/README.md)")
     return path
+
+
+def run_command(*args, check=True, **kwargs):
+    """Run the installed console script ``args[0]`` (svmmap_learn, ...) with ``args[1:]`` as a
+    user runs it; return the finished process, its output captured as text. ``check`` fails the
+    test, showing stderr, when the command exits non-zero; ``kwargs`` go to subprocess.run
+    (``umask``, ``input``, ``timeout``, ...)."""
+    exe = shutil.which(args[0])
+    if exe is None:
+        pytest.fail(f"{args[0]} is not installed: run the install command of README.md")
+    proc = subprocess.run([exe, *map(str, args[1:])], capture_output=True, text=True, **kwargs)
+    if check and proc.returncode != 0:
+        pytest.fail(f"{args[0]} failed ({proc.returncode}): {proc.stderr}")
+    return proc
+
+
+def assert_certified_optimum(result, formulation, violations, C, epsilon, gap_factor=1.0):
+    """What a converged cutting-plane fit guarantees at its ``w``, with ``violations`` the
+    brute-force largest violation of every query's constraints there: each one (n-slack) or
+    their mean (1-slack) within its slack plus epsilon; the reported primal objective
+    1/2 |w|^2 + C mean(max(violation, 0)) exact; the duality gap non-negative up to rounding
+    and at most ``gap_factor`` C epsilon."""
+    assert result.converged
+    if formulation == "n-slack":
+        assert np.all(violations <= result.slack + epsilon + 1e-9)
+    else:
+        assert violations.mean() <= result.slack[0] + epsilon + 1e-9
+    primal = 0.5 * result.w @ result.w + C * np.maximum(violations, 0).mean()
+    assert result.primal_objective == pytest.approx(primal, rel=1e-9, abs=1e-12)
+    # weak duality up to rounding: an exactly solved last QP gives a gap of 0 +- 1e-16
+    assert -1e-12 * primal <= result.duality_gap <= gap_factor * C * epsilon + 1e-6
+
+
+def one_error_line(capsys):
+    """The one error line a command printed (notes aside; no traceback, no other line)."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if "note:" not in line]
+    assert len(lines) == 1, err
+    return lines[0]
 
 
 def random_collection(seed, n_queries=12, docs=(5, 25), n_features=6, rate=0.3):
@@ -51,3 +96,28 @@ def good(tmp_path):
     path = tmp_path / "good.dat"
     path.write_text("".join(query_lines(q) for q in range(1, 7)))
     return path
+
+
+#: a child's script: ``python -c PAUSE_IN_IMPORT MODULE COMMAND ARGS...`` runs
+#: svmmap.console's COMMAND with ARGS, printing ``importing MODULE`` and waiting for a line on
+#: stdin when it first imports MODULE -- the test's signal lands inside that import by
+#: construction (tests/commands/test_hostile.py, test_signals.py)
+PAUSE_IN_IMPORT = """\
+import importlib.abc, sys
+import svmmap.console as c
+
+phase = sys.argv[1]
+
+class PauseInImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == phase:
+            sys.meta_path.remove(self)
+            print('importing', name, flush=True)
+            sys.stdin.readline()  # returns once the test has sent SIGINT
+        return None
+
+sys.meta_path.insert(0, PauseInImport())
+command = getattr(c, sys.argv[2])
+sys.argv[:3] = ['svmmap']
+sys.exit(command())
+"""
