@@ -1,6 +1,6 @@
 """Speed of the metrics against a reference measured in the same run (this was a timed
 assertion in tests/api/test_metrics.py; timings belong here; the reader's, formerly in
-tests/io/test_io.py, is benchmarks/reader.py):
+tests/input_output/test_io.py, is benchmarks/reader.py):
 
 ``metrics.mean_average_precision`` on 16,000 documents of 106 queries (shuffled ids) against
 its lower bound, one ``np.lexsort`` of (score, query) over all documents; and the same MAP
