@@ -73,7 +73,8 @@ setup(
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ir_measures>=0.3",
                  "ruff==0.17.5",
                  "matplotlib>=3.5", "lightgbm>=4",
-                 # tests/input_output/test_datasets.py runs setup.py's build_py, which imports Cython
+                 # tests/input_output/test_datasets.py runs setup.py's build_py, which
+                 # imports Cython
                  "Cython>=3.0",
                  # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas;
                  # dask.dataframe needs pyarrow (dask's dataframe extra)

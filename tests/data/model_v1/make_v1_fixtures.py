@@ -1,8 +1,8 @@
 """Writes the version-1 model files of this directory with the code of commit accc7eb (the
 last one writing version 1): ``git archive accc7eb | tar -x -C old``, copy the built
 extensions in, then ``PYTHONPATH=old python make_v1_fixtures.py``.  The scores each model
-gave then are kept in ``scores.json``; tests/input_output/test_model_files.py loads every file with today's
-code and checks it gives the same scores."""
+gave then are kept in ``scores.json``; tests/input_output/test_model_files.py loads every
+file with today's code and checks it gives the same scores."""
 
 import json
 import warnings
