@@ -29,6 +29,8 @@ class BuildPyWithData(build_py):
 # libomp); SVMMAP_NO_OPENMP=1 builds them serial, with the same results.
 USE_OPENMP = sys.platform.startswith("linux") and not os.environ.get("SVMMAP_NO_OPENMP")
 OPENMP_FLAGS = ["-fopenmp"] if USE_OPENMP else []
+#: processes translating and compiling the extensions (SVMMAP_BUILD_JOBS=1: one at a time)
+BUILD_JOBS = int(os.environ.get("SVMMAP_BUILD_JOBS", 0)) or os.cpu_count() or 1
 
 extensions = [
     Extension(
@@ -55,8 +57,11 @@ setup(
     license="BSD-3-Clause",
     python_requires=">=3.9",
     packages=find_packages(include=["svmmap", "svmmap.*", "svmstruct_api", "svmstruct_api.*"]),
+    # the Cython translation and the C/C++ compilation run on every core (cythonize's
+    # nthreads, build_ext's parallel below): a build takes the longest module, not the sum
     ext_modules=cythonize(
         extensions,
+        nthreads=BUILD_JOBS,
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,
@@ -103,5 +108,6 @@ setup(
         ]
     },
     cmdclass={"build_py": BuildPyWithData},
+    options={"build_ext": {"parallel": BUILD_JOBS}},
     zip_safe=False,
 )
