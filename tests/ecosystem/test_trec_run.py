@@ -145,3 +145,29 @@ def test_outputs_must_differ(tmp_path):
     proc = subprocess.run([shutil.which("svmmap_classify"), "t", "m", "same.txt", "--run",
                            "same.txt"], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2 and "must be different files" in proc.stderr
+
+
+@pytest.mark.parametrize("option", ["--run", "--qrels"])
+def test_an_existing_file_of_another_kind_is_not_replaced_by_a_run_or_qrels(tmp_path, option):
+    """--run and --qrels replace a run / qrels file (what they write, e.g. an earlier run),
+    but refuse any other existing file -- data given in the wrong place -- unless --force."""
+    data = tmp_path / "plain.txt"
+    data.write_text("".join(f"{int(i % 3 == 0)} qid:{i // 7} 1:{i % 4} 2:{(i * 5) % 3}\n"
+                            for i in range(40)))
+    _classify(tmp_path, data)  # writes run.txt, qrels.txt and the model
+    written = tmp_path / ("run.txt" if option == "--run" else "qrels.txt")
+    other = tmp_path / "other.txt"
+    other.write_bytes(data.read_bytes())
+
+    def classify(output, *extra):
+        return subprocess.run([shutil.which("svmmap_classify"), str(data),
+                               str(tmp_path / "model.json"), str(tmp_path / "pred.txt"),
+                               option, str(output), *extra], capture_output=True, text=True)
+
+    assert classify(written).returncode == 0  # a file of its own kind is replaced
+    refused = classify(other)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert f"{other}: exists and is not a TREC" in refused.stderr
+    assert other.read_bytes() == data.read_bytes()
+    assert classify(other, "--force").returncode == 0
+    assert other.read_bytes() != data.read_bytes()
