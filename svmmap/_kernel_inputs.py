@@ -3,12 +3,12 @@
 from collections import namedtuple
 
 import numpy as np
-import scipy.sparse as sp
 
 CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
-CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data; indices and indptr
-both int32 or both intp (the kernels take either, so scipy's int32 arrays are read in
-place)."""
+CSRArrays.__doc__ = """A CSR matrix as plain arrays, sorted column indices in every row: what
+the reader produces for the commands (svmmap.io.read_svmlight; operations without scipy:
+svmmap._csr) and what the kernels read (float64 data; indices and indptr both int32 or both
+intp: the kernels take either, so scipy's int32 arrays are read in place)."""
 
 ConstraintInputs = namedtuple(
     "ConstraintInputs",
@@ -24,15 +24,19 @@ that do not need graded gains."""
 def csr_for_kernels(X):
     """The arrays of a sparse X in the form the fused constraint passes read: X's own arrays
     when they already are (float64 data, int32 or intp indices and indptr of one type, sorted
-    indices), otherwise the converted copies -- never more than needed."""
-    if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
+    indices), otherwise the converted copies -- never more than needed.  X: CSRArrays (their
+    indices are sorted), or a scipy.sparse matrix (or what scipy.sparse.csr_matrix takes)."""
+    if not isinstance(X, CSRArrays):
+        import scipy.sparse as sp  # X is scipy's or becomes scipy's: scipy is loaded
+
+        if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
+            X = sp.csr_matrix(X, dtype=np.float64)
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
     index_type = X.indices.dtype
     if index_type not in (np.int32, np.intp) or X.indptr.dtype != index_type:
         index_type = np.intp
-    return CSRArrays(np.ascontiguousarray(X.data),
+    return CSRArrays(np.ascontiguousarray(X.data, dtype=np.float64),
                      np.ascontiguousarray(X.indices, dtype=index_type),
                      np.ascontiguousarray(X.indptr, dtype=index_type), X.shape)
 

@@ -13,6 +13,10 @@ What the kernels read is held in their form, made once: X as a C-contiguous floa
 or the arrays of a CSR matrix with float64 data and sorted intp indices (``kernel_X``; scipy
 itself keeps int32 indices when they fit), the relevance flags as uint8, ``ptr`` as intp and
 the query of every document.
+
+Sparse X is a scipy.sparse matrix (the estimators' input) or the reader's CSRArrays (the
+commands': svmmap._csr, so that a command run imports no scipy); grouping gathers rows of
+either without converting it.
 """
 
 from collections.abc import Mapping
@@ -20,19 +24,25 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
-import scipy.sparse as sp
 
-from ._kernel_inputs import csr_for_kernels
+from ._csr import is_scipy_sparse, is_sparse, take_rows
+from ._kernel_inputs import CSRArrays, csr_for_kernels
 from .errors import InputFormatError
 from .options import MAX_ABS_VALUE
 
 
 def check_features(X):
-    """Return X as float64 CSR with sorted indices (if sparse) or a C-contiguous float64 2-d
-    ndarray, all finite and at most MAX_ABS_VALUE in magnitude.  X itself when it already is
-    (a CSR input's int32 indices are kept); a copy only of what must change (the caller's
-    matrix is never modified)."""
-    if sp.issparse(X):
+    """Return X as float64 CSR with sorted indices (if sparse: scipy's, or CSRArrays) or a
+    C-contiguous float64 2-d ndarray, all finite and at most MAX_ABS_VALUE in magnitude.  X
+    itself when it already is (a CSR input's int32 indices are kept); a copy only of what must
+    change (the caller's matrix is never modified)."""
+    if isinstance(X, CSRArrays):
+        if X.data.dtype != np.float64:
+            X = X._replace(data=X.data.astype(np.float64))
+        values = X.data
+    elif is_scipy_sparse(X):
+        import scipy.sparse as sp  # loaded already: X is scipy's
+
         if not (X.format == "csr" and X.dtype == np.float64):
             X = sp.csr_matrix(X, dtype=np.float64)
         if not X.has_sorted_indices:
@@ -50,7 +60,7 @@ def check_features(X):
         raise InputFormatError("X contains NaN or infinite values")
     if max(highest, -lowest) > MAX_ABS_VALUE:
         flat = int(np.argmax(np.abs(values)))
-        if sp.issparse(X):
+        if is_sparse(X):
             row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
             place = (row, int(X.indices[flat]))
         else:
@@ -168,7 +178,7 @@ class QueryCollection:
         file and line) -- without scanning their values again."""
         grouping = cls.from_qid(qid)
         if not grouping.is_contiguous:
-            X = X[grouping.rows]
+            X = take_rows(X, grouping.rows)
             y = y[grouping.rows]
         return replace(grouping, X=X, labels=y)
 
@@ -238,7 +248,7 @@ class QueryCollection:
     def kernel_X(self):
         """X as the fused kernels read it: the ndarray itself, or the CSRArrays of a sparse X
         (intp indices: converted here, once per collection)."""
-        return csr_for_kernels(self.X) if sp.issparse(self.X) else self.X
+        return csr_for_kernels(self.X) if is_sparse(self.X) else self.X
 
     def relevant_counts(self):
         """(|P|, |N|) of every query."""
@@ -256,7 +266,7 @@ class QueryCollection:
         ptr = np.zeros(len(queries) + 1, dtype=np.intp)
         np.cumsum(sizes, out=ptr[1:])
         docs = np.repeat(starts - ptr[:-1], sizes) + np.arange(ptr[-1])
-        return QueryCollection(X=None if self.X is None else self.X[docs],
+        return QueryCollection(X=None if self.X is None else take_rows(self.X, docs),
                                labels=None if self.labels is None else self.labels[docs],
                                ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
 

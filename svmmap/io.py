@@ -26,6 +26,10 @@ order (``train.txt.query`` beside ``train.txt`` is used when present, or pass ``
 
 Any deviation raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
 
+:func:`load_svmlight` returns X as a scipy.sparse matrix; :func:`read_svmlight`, which the
+command-line tools use, returns the same arrays as ``CSRArrays`` (svmmap._csr), without
+importing scipy.
+
 Layers: :class:`svmmap.sources.Source` (file or stdin, decompression, memory map, byte-order
 mark) hands bytes to the parser (:func:`_parse`), which knows nothing about where they came
 from.  The parser is the extension (``_svmlight_reader``, C++: one counting scan, one parsing
@@ -46,8 +50,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
+from ._csr import as_scipy
+from ._kernel_inputs import CSRArrays
 from ._svmlight_reader import is_ascii, parse_svmlight
 from .errors import InputFormatError
 from .options import ndcg_label_error, thread_count
@@ -70,10 +75,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import numpy.typing as npt
+    import scipy.sparse as sp
 
     from ._typing import PathLike, Vector
 
-__all__ = ["load_svmlight", "dump_svmlight", "input_files", "load_query_weights",
+__all__ = ["load_svmlight", "read_svmlight", "dump_svmlight", "input_files", "load_query_weights",
            "group_file", "COMPRESSION", "GROUP_SUFFIX", "STDIN", "STDIN_NAME"]
 
 #: Largest feature index accepted: every index up to it is exact in a float64.
@@ -163,6 +169,22 @@ def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
         ``"path:line: reason"`` for a malformed line, ``"path: reason"`` for an unreadable,
         empty or comment-only file.
     """
+    X, *rest = read_svmlight(path_or_paths, n_features, return_comments=return_comments,
+                             group=group, max_abs_value=max_abs_value, n_threads=n_threads,
+                             max_label=max_label, files_read=files_read, dtype=dtype)
+    return (as_scipy(X), *rest)
+
+
+def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int | None = None,
+                  *, return_comments: bool = False, group: PathLike | Vector | None = None,
+                  max_abs_value: float | None = None, n_threads: int = 1,
+                  max_label: float | None = None, files_read: list[str] | None = None,
+                  dtype: npt.DTypeLike = np.float64
+                  ) -> (tuple[CSRArrays, np.ndarray, np.ndarray]
+                        | tuple[CSRArrays, np.ndarray, np.ndarray, list[str]]):
+    """:func:`load_svmlight` with X as CSRArrays (the arrays its scipy matrix holds: sorted
+    column indices, int32 indices and indptr when they fit): what the command-line tools
+    read, without importing scipy (svmmap._csr)."""
     if n_features is not None:
         if not isinstance(n_features, (int, np.integer)) or not 0 <= n_features <= MAX_INDEX:
             raise InputFormatError(
@@ -285,7 +307,7 @@ class _Part:
 
 
 def _csr(parts, n_features):
-    """One CSR matrix of the parts' rows (the single part's arrays are used, not copied)."""
+    """The CSRArrays of the parts' rows (the single part's arrays are used, not copied)."""
     if len(parts) == 1:
         part = parts[0]
         values, indices, indptr = part.values, part.indices, part.indptr
@@ -296,7 +318,7 @@ def _csr(parts, n_features):
         offsets = np.cumsum([0] + [len(part.values) for part in parts])
         indptr = np.concatenate([[0]] + [part.indptr[1:].astype(dtype) + offset
                                          for part, offset in zip(parts, offsets)])
-    return sp.csr_matrix((values, indices, indptr), shape=(len(indptr) - 1, n_features))
+    return CSRArrays(values, indices, indptr, (len(indptr) - 1, n_features))
 
 
 def _parse_source(source, limits, group, return_comments, n_threads=1):

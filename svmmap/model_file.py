@@ -155,7 +155,13 @@ def load_scorer(path):
     if kind.scorer is not None:
         return _imported(kind.scorer)(document, path)
     model = model_class(document["kind"])._from_document(document, path)
-    return model.n_features_in_, model.decision_function
+
+    def scores(X, qid=None):  # an estimator takes scipy's matrix, not the reader's arrays
+        from ._csr import as_scipy
+
+        return model.decision_function(as_scipy(X), qid)
+
+    return model.n_features_in_, scores
 
 
 @contextmanager

@@ -26,7 +26,8 @@ document's features.
 """
 
 import numpy as np
-import scipy.sparse as sp
+
+from ._csr import CSRArrays, as_scipy, is_sparse, scores
 
 __all__ = ["NORMALIZERS", "Normalizer", "per_query_normalized"]
 
@@ -50,16 +51,21 @@ class Normalizer:
 
     @classmethod
     def fit(cls, kind, X):
-        """The normaliser of ``kind`` fitted on the rows of X (ndarray or sparse)."""
+        """The normaliser of ``kind`` fitted on the rows of X (ndarray or sparse: CSRArrays
+        become a scipy matrix)."""
         if kind not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {NORMALIZERS} or None, got {kind!r}")
+        X = as_scipy(X)
+        sparse = is_sparse(X)
         low, high = X.min(axis=0), X.max(axis=0)
-        if sp.issparse(X):
+        if sparse:
             low, high = low.toarray().ravel(), high.toarray().ravel()
         low, high = np.asarray(low, float), np.asarray(high, float)
         if kind == "minmax":
             shift, scale = low, high - low
-        elif sp.issparse(X):  # sum (x - mean)^2 over the stored values and the zeros
+        elif sparse:  # sum (x - mean)^2 over the stored values and the zeros
+            import scipy.sparse as sp  # loaded already: X is scipy's
+
             X = sp.csr_matrix(X)
             n, d = X.shape
             shift = np.asarray(X.mean(axis=0)).ravel()
@@ -76,7 +82,11 @@ class Normalizer:
     def scale_columns(self, X):
         """X with column j divided by scale_j (sparse stays sparse): what training sees."""
         inverse = 1.0 / self.scale
-        if sp.issparse(X):  # the same structure (sorted indices kept), values scaled
+        if isinstance(X, CSRArrays):  # the same structure, values scaled
+            return X._replace(data=X.data * inverse[X.indices])
+        if is_sparse(X):  # the same structure (sorted indices kept), values scaled
+            import scipy.sparse as sp  # loaded already: X is scipy's
+
             X = sp.csr_matrix(X, copy=True)
             X.data *= inverse[X.indices]
             return X
@@ -84,14 +94,15 @@ class Normalizer:
 
     def transform(self, X):
         """z = (x - shift) / scale, dense (tests and small data; scoring uses ``scores``)."""
-        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        X = as_scipy(X)
+        X = X.toarray() if is_sparse(X) else np.asarray(X, dtype=np.float64)
         return (X - self.shift) / self.scale
 
     def scores(self, X, coef):
         """w.z for the rows of X, computed as (X @ (w / scale)) - w.(shift / scale) without
         forming z."""
         folded, constant = self.fold(coef)
-        return np.asarray(X @ folded).ravel() + constant
+        return scores(X, folded) + constant
 
     def fold(self, coef):
         """(weights on the raw features, constant): w.z = (w / scale).x - w.(shift / scale)
@@ -120,14 +131,17 @@ def per_query_normalized(X, ptr):
     sizes = np.diff(ptr)
     if X.shape[0] == 0 or X.shape[1] == 0 or not np.any(sizes >= 2):
         return False
-    if not sp.issparse(X):  # per query and column extremes: nq x d, at most X's size
+    if not is_sparse(X):  # per query and column extremes: nq x d, at most X's size
         if X.min() < 0 or X.max() > 1:
             return False
         high = np.maximum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
         low = np.minimum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
         return bool(np.all(low == 0) and np.all((high == 0) | (high == 1))
                     and np.any(high == 1))
-    X = sp.csr_matrix(X)
+    if not isinstance(X, CSRArrays):
+        import scipy.sparse as sp  # loaded already: X is scipy's
+
+        X = sp.csr_matrix(X)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     cols, values = X.indices, X.data
     if values.size and (values.min() < 0 or values.max() > 1):

@@ -34,6 +34,7 @@ import numpy as np
 from svmstruct_api.qp import QPError
 
 from . import metrics, training
+from ._csr import as_scipy, scores
 from .errors import InputFormatError
 from .measures import MEASURES, parse, parse_select_metric
 from .params import Boolean, Interval, Sequence, Text
@@ -161,7 +162,7 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     measure = validation_measure(select_metric)
     X_vali, y_vali, qid_vali = vali.X, vali.labels, vali.grouped_qid
     if problem.feature_map is not None:
-        X_vali = problem.feature_map.transform(X_vali, qid_vali)
+        X_vali = problem.feature_map.transform(as_scipy(X_vali), qid_vali)
     if problem.normalizer is not None:  # the scaled columns training saw
         X_vali = problem.normalizer.scale_columns(X_vali)
     plugin = problem.plugin
@@ -174,13 +175,13 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
                 coef, intercept = plugin.scoring_function(result.w)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    scores = np.asarray(X_vali @ coef).ravel() + intercept
+                    vali_scores = scores(X_vali, coef) + intercept
                 row = {"C": result.C, "iterations": result.iterations,
                        "seconds": result.seconds,
                        "primal_objective": result.primal_objective,
                        "dual_objective": result.dual_objective,
                        "relative_gap": result.relative_gap, "status": result.status,
-                       "vali": float(measure(scores, y_vali, qid_vali))}
+                       "vali": float(measure(vali_scores, y_vali, qid_vali))}
                 results.append(result)  # first: every row of path has its result
                 path.append(row)
         except KeyboardInterrupt:  # while scoring a fit: the path ends with the fits made

@@ -6,8 +6,9 @@ file hold), and the model a file restores (the parameters' rules are svmmap.para
 svmmap.estimator.SVMMap (the scikit-learn estimator), ``svmmap_learn``, the C path
 (svmmap.selection.fit_c_path) and svmmap.dask.DaskSVMMap (through ``fit``'s
 ``make_problem`` hook) all train through :func:`fit`; the command line imports only this,
-numpy, scipy.sparse and the extensions, never scikit-learn (whose import alone takes longer
-than most trainings: benchmarks/grid.py).
+numpy and the extensions, never scikit-learn (whose import alone takes longer than most
+trainings: benchmarks/grid.py), and scipy only for an option that needs it (binning,
+normalisation): its data is the reader's CSRArrays (svmmap._csr).
 ``params`` is always the dict of SVMMap's constructor arguments (``get_params(deep=False)``).
 """
 
@@ -24,6 +25,7 @@ import numpy as np
 from svmstruct_api.learner import NonFiniteObjective, TrainingResult, make_learner
 from svmstruct_api.qp import QPError
 
+from ._csr import as_scipy, scores
 from .collection import check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
@@ -136,10 +138,10 @@ class FittedModel:
                 raise InputFormatError(
                     f"the model's feature map (per_query={self.feature_map.per_query!r}) "
                     "works within queries: pass qid to decision_function")
-            X_phi = self.feature_map.transform(X, qid)
+            X_phi = self.feature_map.transform(as_scipy(X), qid)
         if self.normalizer is not None:  # w.z, z = (x - shift) / scale
             return self.normalizer.scores(X_phi, self.coef) + self.intercept
-        return np.asarray(X_phi @ self.coef).ravel() + self.intercept
+        return scores(X_phi, self.coef) + self.intercept
 
     def record(self):
         """(model, training): what a model file keeps: the weights (and the feature map's
@@ -203,7 +205,8 @@ def prepare(params, collection, sample_weight=None):
         from sklearn.base import clone  # binning is a scikit-learn estimator already loaded
 
         feature_map = clone(params["feature_map"])
-        collection = feature_map.fit_transform_collection(collection)
+        collection = feature_map.fit_transform_collection(
+            replace(collection, X=as_scipy(collection.X)))
     check_n_features(collection.n_features)
     loss = params["loss"]
     weights = None if sample_weight is None else \

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from .atomic import write_text_atomically
 from .errors import InputFormatError
@@ -29,6 +28,8 @@ def dump_svmlight(path: PathLike, X: Matrix, y: Vector, qid: Vector,
     without whitespace, ``:`` or ``#``; ``comments`` (one per row, single-line) are written
     after ``#``. The file is written to a temporary file in the same directory, then renamed.
     """
+    import scipy.sparse as sp  # only here: reading data (svmmap.io) needs no scipy
+
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     X.sum_duplicates()
     X.eliminate_zeros()

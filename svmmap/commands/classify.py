@@ -129,7 +129,7 @@ def classify_main(argv=None, prog="svmmap_classify"):
 
         from .. import metrics, trec_run
         from ..atomic import write_text_atomically
-        from ..io import input_files, load_svmlight
+        from ..io import input_files, read_svmlight
         from ..model_file import load_scorer
 
         to_stdout = args.predictions_file == STDOUT
@@ -143,7 +143,8 @@ def classify_main(argv=None, prog="svmmap_classify"):
         trec = args.run is not None or args.qrels is not None or \
             args.convention == "trec_eval"
         listed = []  # what an index file in a pipe lists: known once it is read
-        X, y, qid, *comments = load_svmlight(
+        # X as the reader's CSR arrays: scored without importing scipy (svmmap._csr)
+        X, y, qid, *comments = read_svmlight(
             args.test_file, n_features=n_features, group=args.group,
             max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec,
             files_read=listed)

@@ -468,7 +468,7 @@ def _learn_here(args, params, selecting, callbacks, started):
     svmmap.training.FittedModel, a function writing the model file, None)."""
     from .. import training
     from ..collection import QueryCollection
-    from ..io import input_files, load_query_weights, load_svmlight
+    from ..io import input_files, load_query_weights, read_svmlight
     from ..model_file import write_model
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
@@ -476,7 +476,8 @@ def _learn_here(args, params, selecting, callbacks, started):
                                    args.query_weights], SVMMAP_MODEL, args.force)
     max_label = MAX_NDCG_LABEL if parse_loss(args.loss)[0] == "ndcg" else None
     listed = []  # what an index file in a pipe lists: known once it is read
-    X, y, qid = load_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
+    # X as the reader's CSR arrays: no scipy import (svmmap._csr)
+    X, y, qid = read_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
                               n_threads=args.n_threads, max_label=max_label, files_read=listed)
     check_output(args.model_file, listed)
     # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
@@ -503,7 +504,7 @@ def _learn_here(args, params, selecting, callbacks, started):
         tol = DEFAULT_SELECT_TOL if args.select_tol is None else args.select_tol
         vali = None
         if args.eval_set is not None:
-            vali = QueryCollection.from_checked(*load_svmlight(
+            vali = QueryCollection.from_checked(*read_svmlight(
                 args.eval_set, n_features=n_features, max_abs_value=MAX_ABS_VALUE,
                 n_threads=args.n_threads))
         fitted = selection.fit_c_path(params, data, sorted(args.C), vali, metric, tol,

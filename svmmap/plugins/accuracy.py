@@ -8,6 +8,8 @@ import numpy as np
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
+from .._csr import as_scipy
+from .._csr import scores as row_scores
 from ..errors import InputFormatError
 from .rows import QueryRows
 
@@ -83,7 +85,7 @@ class AccuracyPlugin(StructuredModel):
 
     def most_violated_constraints(self, w):
         coef, intercept = self.scoring_function(w)
-        margins = self._sign * (np.asarray(self.collection.X @ coef).ravel() + intercept)
+        margins = self._sign * (row_scores(self.collection.X, coef) + intercept)
         flipped = margins < 1.0
         weight = np.where(flipped, self._scale * self._cost, 0.0)
         query_of_doc = self.collection.query_of_doc
@@ -98,7 +100,7 @@ class AccuracyPlugin(StructuredModel):
 
     def _query(self, i):
         lo, hi = self.collection.ptr[i], self.collection.ptr[i + 1]
-        return self.collection.X[lo:hi], self._sign[lo:hi], self._cost[lo:hi]
+        return as_scipy(self.collection.X)[lo:hi], self._sign[lo:hi], self._cost[lo:hi]
 
     def _decision(self, i, w):
         X, _, _ = self._query(i)

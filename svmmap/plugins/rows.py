@@ -20,8 +20,9 @@ what makes the rows exact: they are the same numbers a dense D is computed from.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._csr import scores as row_scores
+from .._csr import take_rows
 from .._kernel_inputs import CSRArrays
 from .._map_kernels import combine_rows
 
@@ -51,9 +52,6 @@ class QueryRows:
     def __init__(self, X, coef, ptr, query_of_doc, queries=None, margins=None, at=None,
                  bias=False):
         self.X, self.coef, self.ptr, self.query_of_doc = X, coef, ptr, query_of_doc
-        #: X for scipy / numpy products (a CSR view of the same arrays)
-        self._matrix = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape, copy=False) \
-            if isinstance(X, CSRArrays) else X
         self.queries = queries
         self.bias = bias
         self._margins, self._at = margins, at
@@ -83,7 +81,7 @@ class QueryRows:
         if self._at is not None and (w is self._at or np.array_equal(w, self._at)):
             return self._margins
         d = self.X.shape[1]
-        scores = np.asarray(self._matrix @ w[:d]).ravel()
+        scores = row_scores(self.X, w[:d])
         if self.bias:
             scores = scores + w[d]
         sums = np.bincount(self.query_of_doc, weights=self.coef * scores,
@@ -123,12 +121,20 @@ class QueryRows:
         offsets = np.zeros(len(chosen) + 1, dtype=np.intp)
         np.cumsum(sizes, out=offsets[1:])
         docs = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
-        blocks = sp.csr_matrix((self.coef[docs], docs, offsets),
-                               shape=(len(chosen), self.X.shape[0]))
-        out = blocks @ self._matrix
-        out = out.toarray() if sp.issparse(out) else np.asarray(out)
+        row_of_doc = np.repeat(np.arange(len(chosen)), sizes)
+        coef = self.coef[docs]
+        out = np.zeros((len(chosen), self.X.shape[1]))
+        # sum_k c_k x_k of each row, added document by document in order (np.add.at)
+        if isinstance(self.X, CSRArrays):
+            rows = take_rows(self.X, docs)
+            stored = np.diff(rows.indptr)
+            np.add.at(out, (np.repeat(row_of_doc, stored), rows.indices),
+                      np.repeat(coef, stored) * rows.data)
+        else:
+            np.add.at(out, row_of_doc, coef[:, None] * np.asarray(self.X)[docs])
         if self.bias:
-            out = np.hstack([out, np.asarray(blocks.sum(axis=1))])
+            out = np.hstack([out, np.bincount(row_of_doc, weights=coef,
+                                              minlength=len(chosen))[:, None]])
         return out[0] if single else out
 
     def __array__(self, dtype=None, copy=None):

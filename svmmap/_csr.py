@@ -1,0 +1,62 @@
+"""Sparse X without importing scipy: what the training and scoring commands do with the CSR
+arrays the reader produces (svmmap._kernel_inputs.CSRArrays), so that a run that does not
+need scipy does not pay for its import (about 0.1 s: issue 23).
+
+X is one of: a 2-d ndarray, a scipy.sparse matrix (the public type: the estimators and
+``svmmap.io.load_svmlight``), or CSRArrays (the reader's arrays, in the commands; the fused
+kernels read them as they are).  A scipy matrix can only exist once scipy.sparse has been
+imported, so ``is_scipy_sparse`` asks scipy only then.  An option that needs scipy (feature
+normalisation, binning, an estimator) turns CSRArrays into a scipy matrix with ``as_scipy``,
+which imports scipy there and then.
+"""
+
+import sys
+
+import numpy as np
+
+from ._csr_rows import csr_scores, csr_take_rows
+from ._kernel_inputs import CSRArrays
+
+
+def is_scipy_sparse(X):
+    """True for a scipy.sparse matrix or array (without importing scipy)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(X)
+
+
+def is_sparse(X):
+    """True for CSRArrays or a scipy.sparse matrix."""
+    return isinstance(X, CSRArrays) or is_scipy_sparse(X)
+
+
+def as_scipy(X):
+    """A scipy.sparse.csr_matrix of CSRArrays (sharing their arrays); anything else as it is."""
+    if not isinstance(X, CSRArrays):
+        return X
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
+
+
+def take_rows(X, rows):
+    """The rows ``rows`` (intp, each in [0, m), in that order) of X: for CSRArrays the
+    gathered arrays (indices and indptr keep their dtype), else ``X[rows]``."""
+    if not isinstance(X, CSRArrays):
+        return X[rows]
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    if len(rows) and (rows.min() < 0 or rows.max() >= X.shape[0]):
+        raise IndexError(f"row index out of range for {X.shape[0]} rows")
+    data, indices, indptr = csr_take_rows(X.data, X.indices, X.indptr, rows)
+    return CSRArrays(data, indices, indptr, (len(rows), X.shape[1]))
+
+
+def scores(X, w):
+    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays)."""
+    if not isinstance(X, CSRArrays):
+        return np.asarray(X @ w, dtype=np.float64).ravel()
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (X.shape[1],):
+        raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
+    if len(w) == 0:  # no columns, no stored values
+        return np.zeros(X.shape[0])
+    return csr_scores(X.data, X.indices, X.indptr, w)
