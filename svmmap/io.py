@@ -307,18 +307,25 @@ class _Part:
 
 
 def _csr(parts, n_features):
-    """The CSRArrays of the parts' rows (the single part's arrays are used, not copied)."""
+    """The CSRArrays of the parts' rows (the single part's arrays are used, not copied):
+    indices and indptr int32 when every index and offset fits, as scipy keeps them, else
+    intp."""
+    n_rows = sum(len(part.indptr) - 1 for part in parts)
+    n_stored = sum(len(part.values) for part in parts)
+    fits = max(n_rows, n_stored, n_features) <= np.iinfo(np.int32).max
+    dtype = np.int32 if fits else np.intp
     if len(parts) == 1:
         part = parts[0]
-        values, indices, indptr = part.values, part.indices, part.indptr
+        values = part.values
+        indices, indptr = (a.astype(dtype, copy=False) for a in (part.indices, part.indptr))
     else:
-        dtype = np.result_type(*(part.indptr for part in parts))
         values = np.concatenate([part.values for part in parts])
         indices = np.concatenate([part.indices.astype(dtype, copy=False) for part in parts])
         offsets = np.cumsum([0] + [len(part.values) for part in parts])
-        indptr = np.concatenate([[0]] + [part.indptr[1:].astype(dtype) + offset
-                                         for part, offset in zip(parts, offsets)])
-    return CSRArrays(values, indices, indptr, (len(indptr) - 1, n_features))
+        indptr = np.concatenate([np.zeros(1, dtype=dtype)] +
+                                [(part.indptr[1:] + offset).astype(dtype)
+                                 for part, offset in zip(parts, offsets)])
+    return CSRArrays(values, indices, indptr, (n_rows, n_features))
 
 
 def _parse_source(source, limits, group, return_comments, n_threads=1):
