@@ -602,18 +602,20 @@ def test_too_many_features_for_memory_names_file_and_index(tmp_path):
 
 # The child pauses at the start of importing one of these modules (imports every command
 # makes: numpy; datetime, which numpy's C extension imports from inside its initialisation;
-# scipy.sparse; svmmap's reader extension), says so, and waits there until the test has sent
-# SIGINT: the signal lands inside that import by construction, however fast or slow the
-# machine is.
-_IMPORT_PHASES = ["numpy", "datetime", "scipy.sparse", "svmmap._svmlight_reader"]
+# svmmap's reader extension and its CSR helper extension; and scipy.sparse, which only the
+# baselines' estimators import), says so, and waits there until the test has sent SIGINT:
+# the signal lands inside that import by construction, however fast or slow the machine is.
+_IMPORT_PHASES = ["numpy", "datetime", "svmmap._svmlight_reader", "svmmap._csr_rows"]
+_COMMANDS = ["learn_main", "classify_main", "baseline_learn_main"]
 
 
-@pytest.mark.parametrize("phase", _IMPORT_PHASES)
-@pytest.mark.parametrize("command", ["learn_main", "classify_main", "baseline_learn_main"])
+@pytest.mark.parametrize("command, phase", [
+    *[(command, phase) for phase in _IMPORT_PHASES for command in _COMMANDS],
+    ("baseline_learn_main", "scipy.sparse")])
 def test_ctrl_c_while_the_command_imports_is_one_line(files, command, phase):
     """The console scripts' entry points (svmmap.console) catch Ctrl-C from their first line:
     the child announces that it has started importing ``phase`` and is interrupted there,
-    while it imports the command (numpy, scipy, the extensions), the rest of the import and the
+    while it imports the command (numpy, the extensions, scipy), the rest of the import and the
     C extensions' initialisation still to run (numpy turned a Ctrl-C there into
     'ImportError: PyCapsule_Import could not import module "datetime"' with a traceback).
     The interpreter's own start-up before that (site, under 0.1 s) is Python's, not svmmap's."""
