@@ -13,11 +13,15 @@ time and which heavy packages (numpy, scipy, cvxopt, sklearn, matplotlib, pandas
 import pulls in.
 
     python benchmarks/startup.py [--label after] [--repeats 15]
+    python benchmarks/startup.py --label after --reference <checkout> --reference-label before
 
 Rows are kept per label in results/startup.json, so that a run before a change (``--label
 before``) and one after it sit side by side in results/startup.md.  An earlier revision is
 measured by putting its checkout (extensions built in place) first on the path:
-``PYTHONPATH=<checkout> python benchmarks/startup.py --label before``.
+``PYTHONPATH=<checkout> python benchmarks/startup.py --label before``; or, better on a
+shared machine, with ``--reference <checkout>``: every command then also runs from that
+checkout, alternating with the revision on the path in the same round, and both rows are
+recorded (the reference's under ``--reference-label``).
 """
 
 import argparse
@@ -60,28 +64,34 @@ def commands(tmp):
     }
 
 
-def wall(command):
+def wall(command, env=None):
     start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+                   env=env)
     return time.perf_counter() - start
 
 
-def learn_module():
+def on_path(checkout):
+    """The environment of a child that imports svmmap from ``checkout`` (None: this one's)."""
+    return None if checkout is None else {**os.environ, "PYTHONPATH": str(checkout)}
+
+
+def learn_module(env=None):
     """svmmap_learn's module in the revision on the path (svmmap.cli before issue 24)."""
     found = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
                             "print(u.find_spec('svmmap.commands') is not None)"],
                            capture_output=True, text=True, check=True,
-                           cwd=tempfile.gettempdir()).stdout.strip()
+                           cwd=tempfile.gettempdir(), env=env).stdout.strip()
     return "svmmap.commands.learn" if found == "True" else "svmmap.cli"
 
 
-def import_profile(module):
+def import_profile(module, env=None):
     """(cumulative microseconds of ``import module``, heavy top-level packages imported)."""
     # from a neutral directory: ``python -c`` puts the current one first on the path, and
     # the revision measured is the one PYTHONPATH names
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
                          capture_output=True, text=True, check=True,
-                         cwd=tempfile.gettempdir()).stderr
+                         cwd=tempfile.gettempdir(), env=env).stderr
     total, heavy = 0, set()
     for line in out.splitlines():
         if not line.startswith("import time:") or "|" not in line:
@@ -100,29 +110,42 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="after")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--reference", type=Path, default=None, metavar="CHECKOUT",
+                        help="also run every command from this checkout (extensions built "
+                             "in place), alternating with the revision on the path")
+    parser.add_argument("--reference-label", default="reference")
     args = parser.parse_args()
 
+    #: label -> the environment its children run in (None: this process's)
+    revisions = {args.label: None}
+    if args.reference is not None:
+        revisions[args.reference_label] = on_path(args.reference.resolve())
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, command in commands(Path(tmp)).items():
-            bare, numpy, tool = [], [], []
+            bare, numpy, tool = [], [], {label: [] for label in revisions}
             for _ in range(args.repeats):
                 bare.append(wall(BARE))
                 numpy.append(wall(NUMPY))
-                tool.append(wall(command))
-            b, n, t = (statistics.median(x) for x in (bare, numpy, tool))
-            rows.append({"label": args.label, "command": name, "seconds": t,
-                         "bare_seconds": b, "difference": t - b, "ratio": t / b,
-                         "numpy_seconds": n, "difference_to_numpy": t - n})
-    module = learn_module()
-    import_us, heavy = import_profile(module)
-    rows.append({"label": args.label, "command": f"python -X importtime -c 'import {module}'",
-                 "import_seconds": import_us / 1e6, "heavy_imports": heavy})
+                for label, env in revisions.items():
+                    tool[label].append(wall(command, env))
+            b, n = statistics.median(bare), statistics.median(numpy)
+            for label in revisions:
+                t = statistics.median(tool[label])
+                rows.append({"label": label, "command": name, "seconds": t,
+                             "bare_seconds": b, "difference": t - b, "ratio": t / b,
+                             "numpy_seconds": n, "difference_to_numpy": t - n})
+    for label, env in revisions.items():
+        module = learn_module(env)
+        import_us, heavy = import_profile(module, env)
+        rows.append({"label": label,
+                     "command": f"python -X importtime -c 'import {module}'",
+                     "import_seconds": import_us / 1e6, "heavy_imports": heavy})
 
     path = RESULTS / "startup.json"
     kept = []
     if path.exists():
-        kept = [r for r in json.loads(path.read_text())["rows"] if r["label"] != args.label]
+        kept = [r for r in json.loads(path.read_text())["rows"] if r["label"] not in revisions]
     rows = kept + rows
     lines = ["| version | command | median s | python -c pass s | difference s | ratio | "
              "python -c 'import numpy' s | difference to it s |",
@@ -141,6 +164,8 @@ def main():
             imports.append(f"| {r['label']} | {r['import_seconds']:.3f} s ({module}) | "
                            f"{', '.join(r['heavy_imports']) or 'none'} |")
     command = f"python benchmarks/startup.py --label {args.label} --repeats {args.repeats}"
+    if args.reference is not None:
+        command += f" --reference <checkout> --reference-label {args.reference_label}"
     os.chdir(Path(__file__).parent)
     record("startup", command, rows, "\n".join(lines + imports))
 
