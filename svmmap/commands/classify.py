@@ -6,7 +6,8 @@ metrics:
                     test_file model_file predictions_file
 
 Parsing the arguments imports no numpy, scipy or scikit-learn; the readers, the scorer and the
-metrics are imported inside the command body.
+metrics are imported inside the command body, and an svmmap model scores the reader's CSR
+arrays without scipy (svmmap._csr; another kind's estimator gets a scipy matrix).
 """
 
 import argparse

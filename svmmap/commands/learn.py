@@ -18,10 +18,12 @@ Every error a user can cause is printed as one line ``prog: error: file:line: re
 exit status 1 (``--debug`` shows the traceback instead); no output file is left half-written.
 
 Start-up is in proportion to the work: parsing and checking the arguments (``--help``, an
-argument or parameter error) imports only this module's light dependencies; numpy, scipy and
-the extensions are imported when a command runs, cvxopt when a QP needs it, scikit-learn only
-for binned features (``--n-thresholds``) or Dask: training goes through svmmap.training and
-svmmap.selection, scoring an svmmap model through svmmap.model_file.load_scorer.
+argument or parameter error) imports only this module's light dependencies; numpy and the
+extensions are imported when a command runs (the data stays the reader's CSR arrays:
+svmmap._csr), scipy only for an option that needs it (``--normalize``, binning), cvxopt when a
+QP needs it, scikit-learn only for binned features (``--n-thresholds``) or Dask: training goes
+through svmmap.training and svmmap.selection, scoring an svmmap model through
+svmmap.model_file.load_scorer.
 """
 
 import argparse
