@@ -161,3 +161,23 @@ def test_training_on_csr_arrays_gives_the_scipy_model(params):
     assert fitted[0].intercept == fitted[1].intercept
     assert fitted[0].training_result.iterations == fitted[1].training_result.iterations
     np.testing.assert_array_equal(fitted[1].scores(_arrays(X)), fitted[0].scores(X))
+
+
+@pytest.mark.parametrize("loss", ["map", "acc", "roc", "ndcg@3"])
+def test_per_query_hooks_on_csr_arrays_agree_with_the_batch(loss):
+    """A plugin over CSRArrays: the fused batch (QueryRows: scores and row sums without
+    scipy) against the per-example SVMstruct hooks, which slice the rows as a scipy matrix."""
+    from svmstruct_api.plugin import StructuredModel
+
+    X, y, qid = _interleaved(seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plugin = training.prepare({**SVMMAP_DEFAULTS, "loss": loss},
+                                  QueryCollection.from_checked(_arrays(X), y, qid)).plugin
+    w = np.random.default_rng(0).normal(size=plugin.n_features)
+    fast = plugin.most_violated_constraints(w)
+    slow = StructuredModel.most_violated_constraints(plugin, w)
+    np.testing.assert_allclose(fast.loss, slow.loss, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(fast.dpsi), slow.dpsi, atol=1e-12)
+    other = np.random.default_rng(1).normal(size=plugin.n_features)
+    np.testing.assert_allclose(fast.dpsi @ other, slow.dpsi @ other, atol=1e-12)
