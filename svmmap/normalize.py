@@ -142,21 +142,38 @@ def per_query_normalized(X, ptr):
         import scipy.sparse as sp  # loaded already: X is scipy's
 
         X = sp.csr_matrix(X)
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     cols, values = X.indices, X.data
     if values.size and (values.min() < 0 or values.max() > 1):
         return False
     nonzero = values != 0
-    query = np.repeat(np.arange(len(sizes)), sizes)[rows[nonzero]]
+    query = np.repeat(np.repeat(np.arange(len(sizes)), sizes), np.diff(X.indptr))[nonzero]
     keep = sizes[query] >= 2  # a query of one document has nothing to normalise
     query, cols, values = query[keep], cols[nonzero][keep], values[nonzero][keep]
     if values.size == 0:
         return False  # no maximum 1 anywhere
     # (query, column) groups of the non-zero values: maximum 1, and a zero in the column
     keys = query.astype(np.int64) * X.shape[1] + cols
+    groups = _groups_by_table if len(sizes) * X.shape[1] <= len(keys) else _groups_by_sorting
+    counts, has_one, size = groups(keys, values, sizes, X.shape[1])
+    return bool(np.all(has_one) and np.all(counts < size))
+
+
+def _groups_by_table(keys, values, sizes, n_columns):
+    """For every (query, column) group of the non-zero values ``values`` (in [0, 1]; group
+    key = query * n_columns + column): how many there are, whether one is 1 and the query's
+    size -- counted in a query x column table (when it is no larger than the values)."""
+    n_cells = len(sizes) * n_columns
+    counts = np.bincount(keys, minlength=n_cells)
+    ones = np.bincount(keys[values == 1.0], minlength=n_cells)
+    present = np.flatnonzero(counts)
+    return counts[present], ones[present] > 0, sizes[present // n_columns]
+
+
+def _groups_by_sorting(keys, values, sizes, n_columns):
+    """``_groups_by_table``'s result from the keys sorted (memory in proportion to the
+    values, whatever the number of queries and columns)."""
     order = np.argsort(keys, kind="stable")
-    keys, values, query = keys[order], values[order], query[order]
+    keys, values = keys[order], values[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     counts = np.diff(np.r_[starts, len(keys)])
-    return bool(np.all(np.maximum.reduceat(values, starts) == 1.0)
-                and np.all(counts < sizes[query[starts]]))
+    return counts, np.maximum.reduceat(values, starts) == 1.0, sizes[keys[starts] // n_columns]

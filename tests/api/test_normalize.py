@@ -7,6 +7,7 @@ per-query normalised MQ2008 is recognised as such."""
 import shutil
 import subprocess
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap import SVMMap, load_svmlight
+from svmmap import SVMMap, load_svmlight, normalize
+from svmmap._kernel_inputs import csr_for_kernels
 from svmmap.errors import InputFormatError
 from svmmap.features import BinnedFeatureMap
 from svmmap.normalize import Normalizer, per_query_normalized
@@ -124,3 +126,8 @@ def test_per_query_normalized_matches_its_definition(sizes, d, data):
     expected = _brute_per_query(X, ptr)
     assert per_query_normalized(X, ptr) == expected
     assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
+    # sparse X's (query, column) groups either way: a table, or sorted keys
+    arrays = csr_for_kernels(sp.csr_matrix(X))
+    for way in (normalize._groups_by_table, normalize._groups_by_sorting):
+        with mock.patch.multiple(normalize, _groups_by_table=way, _groups_by_sorting=way):
+            assert per_query_normalized(arrays, ptr) == expected
