@@ -22,6 +22,12 @@ measured by putting its checkout (extensions built in place) first on the path:
 shared machine, with ``--reference <checkout>``: every command then also runs from that
 checkout, alternating with the revision on the path in the same round, and both rows are
 recorded (the reference's under ``--reference-label``).
+
+``--compiled`` runs the children with Python's bytecode cache (PYTHONDONTWRITEBYTECODE
+removed from their environment, each command run once before the timed rounds), as an
+installed package runs: pip compiles its modules at install time, whereas an environment that
+sets PYTHONDONTWRITEBYTECODE (this project's shared sandbox does) makes every run compile
+svmmap's and svmstruct_api's sources again (numpy's installed bytecode is used either way).
 """
 
 import argparse
@@ -114,7 +120,11 @@ def main():
                         help="also run every command from this checkout (extensions built "
                              "in place), alternating with the revision on the path")
     parser.add_argument("--reference-label", default="reference")
+    parser.add_argument("--compiled", action="store_true",
+                        help="children use the bytecode cache (module docstring)")
     args = parser.parse_args()
+    if args.compiled:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
     #: label -> the environment its children run in (None: this process's)
     revisions = {args.label: None}
@@ -124,6 +134,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, command in commands(Path(tmp)).items():
             bare, numpy, tool = [], [], {label: [] for label in revisions}
+            for env in revisions.values() if args.compiled else ():  # writes the cache
+                wall(command, env)
             for _ in range(args.repeats):
                 bare.append(wall(BARE))
                 numpy.append(wall(NUMPY))
@@ -166,6 +178,8 @@ def main():
     command = f"python benchmarks/startup.py --label {args.label} --repeats {args.repeats}"
     if args.reference is not None:
         command += f" --reference <checkout> --reference-label {args.reference_label}"
+    if args.compiled:
+        command += " --compiled"
     os.chdir(Path(__file__).parent)
     record("startup", command, rows, "\n".join(lines + imports))
 
