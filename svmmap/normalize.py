@@ -51,24 +51,28 @@ class Normalizer:
 
     @classmethod
     def fit(cls, kind, X):
-        """The normaliser of ``kind`` fitted on the rows of X (ndarray or sparse: CSRArrays
-        become a scipy matrix)."""
+        """The normaliser of ``kind`` fitted on the rows of X (ndarray, scipy.sparse, or the
+        reader's CSRArrays: no scipy needed for those)."""
         if kind not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {NORMALIZERS} or None, got {kind!r}")
-        X = as_scipy(X)
         sparse = is_sparse(X)
-        low, high = X.min(axis=0), X.max(axis=0)
-        if sparse:
-            low, high = low.toarray().ravel(), high.toarray().ravel()
-        low, high = np.asarray(low, float), np.asarray(high, float)
+        if isinstance(X, CSRArrays):
+            low, high = _column_extremes(X)
+        else:
+            low, high = X.min(axis=0), X.max(axis=0)
+            if sparse:
+                low, high = low.toarray().ravel(), high.toarray().ravel()
+            low, high = np.asarray(low, float), np.asarray(high, float)
         if kind == "minmax":
             shift, scale = low, high - low
         elif sparse:  # sum (x - mean)^2 over the stored values and the zeros
-            import scipy.sparse as sp  # loaded already: X is scipy's
+            if not isinstance(X, CSRArrays):
+                import scipy.sparse as sp  # loaded already: X is scipy's
 
-            X = sp.csr_matrix(X)
+                X = sp.csr_matrix(X)
             n, d = X.shape
-            shift = np.asarray(X.mean(axis=0)).ravel()
+            # the mean as scipy's X.mean(axis=0) sums it: values times 1/n, row by row
+            shift = np.bincount(X.indices, weights=X.data * (1.0 / n), minlength=d)
             deviation = X.data - shift[X.indices]
             stored = np.bincount(X.indices, minlength=d)
             squares = np.bincount(X.indices, weights=deviation * deviation, minlength=d)
@@ -118,6 +122,18 @@ class Normalizer:
     @classmethod
     def from_state(cls, state):
         return cls(state["kind"], state["shift"], state["scale"])
+
+
+def _column_extremes(X):
+    """(minimum, maximum) of every column of CSRArrays X (no index repeated within a row),
+    the zeros it does not store included."""
+    n, d = X.shape
+    low, high = np.full(d, np.inf), np.full(d, -np.inf)
+    np.minimum.at(low, X.indices, X.data)
+    np.maximum.at(high, X.indices, X.data)
+    has_zero = np.bincount(X.indices, minlength=d) < n
+    return np.where(has_zero, np.minimum(low, 0.0), low), \
+        np.where(has_zero, np.maximum(high, 0.0), high)
 
 
 def per_query_normalized(X, ptr):

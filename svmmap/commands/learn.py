@@ -20,10 +20,9 @@ exit status 1 (``--debug`` shows the traceback instead); no output file is left 
 Start-up is in proportion to the work: parsing and checking the arguments (``--help``, an
 argument or parameter error) imports only this module's light dependencies; numpy and the
 extensions are imported when a command runs (the data stays the reader's CSR arrays:
-svmmap._csr), scipy only for an option that needs it (``--normalize``, binning), cvxopt when a
-QP needs it, scikit-learn only for binned features (``--n-thresholds``) or Dask: training goes
-through svmmap.training and svmmap.selection, scoring an svmmap model through
-svmmap.model_file.load_scorer.
+svmmap._csr), cvxopt when a QP needs it, scipy and scikit-learn only for binned features
+(``--n-thresholds``) or Dask: training goes through svmmap.training and svmmap.selection,
+scoring an svmmap model through svmmap.model_file.load_scorer.
 """
 
 import argparse

@@ -132,6 +132,7 @@ def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
     ["-c", "1,10", "--holdout", "0.3", "-l", "ndcg@5"],
     ["-c", "1,10", "--eval-set", "TEST"],
     ["-c", "3", "-w", "0", "-l", "acc"],
+    ["-c", "10", "--normalize", "standard"],
 ])
 @pytest.mark.parametrize("interleaved", [False, True])
 def test_learn_and_classify_import_neither_scipy_nor_scikit_learn(small_files, argv,

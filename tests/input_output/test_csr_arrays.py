@@ -28,13 +28,14 @@ def _arrays(X):
 
 def _interleaved(seed=0, n_queries=9, n_features=7):
     """Sparse graded data whose queries' documents are not contiguous (the collection
-    gathers rows), with two all-zero rows and an all-zero column."""
+    gathers rows), with two all-zero rows, an all-zero column and a column without zeros."""
     X, y, qid = random_collection(seed, n_queries=n_queries, docs=(4, 12),
                                   n_features=n_features, rate=0.4)
     rng = np.random.default_rng(seed)
     X[rng.random(X.shape) < 0.5] = 0.0
     X[:2] = 0.0
     X[:, 3] = 0.0
+    X[:, 5] = 1.0 + np.abs(X[:, 5])
     order = rng.permutation(len(y))
     return sp.csr_matrix(X[order]), y[order] * rng.integers(1, 3, len(y)), qid[order]
 
@@ -133,6 +134,15 @@ def test_a_collection_of_csr_arrays_is_the_scipy_collection():
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert per_query_normalized(from_arrays.X, from_arrays.ptr) == \
         per_query_normalized(from_scipy.X, from_scipy.ptr)
+    for kind in ("standard", "minmax"):  # fitted without scipy: scipy's numbers
+        a, b = Normalizer.fit(kind, from_arrays.X), Normalizer.fit(kind, from_scipy.X)
+        np.testing.assert_array_equal(a.shift, b.shift)
+        np.testing.assert_array_equal(a.scale, b.scale)
+    dense = Normalizer.fit("minmax", from_scipy.X.toarray())
+    np.testing.assert_array_equal(Normalizer.fit("minmax", from_arrays.X).shift, dense.shift)
+    np.testing.assert_array_equal(Normalizer.fit("minmax", from_arrays.X).scale, dense.scale)
+    np.testing.assert_array_equal(Normalizer.fit("standard", from_scipy.X).shift,
+                                  np.asarray(from_scipy.X.mean(axis=0)).ravel())
     normalizer = Normalizer.fit("standard", from_scipy.X)
     np.testing.assert_array_equal(normalizer.scale_columns(from_arrays.X).data,
                                   normalizer.scale_columns(from_scipy.X).data)
