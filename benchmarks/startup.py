@@ -82,6 +82,26 @@ def on_path(checkout):
     return None if checkout is None else {**os.environ, "PYTHONPATH": str(checkout)}
 
 
+#: run a console script (argv[1:]) and print, at exit, the heavy packages it imported
+_RUN_AND_LIST = (
+    "import atexit, runpy, sys\n"
+    "heavy = set(sys.argv[1].split(','))\n"
+    "atexit.register(lambda: print('heavy:', ','.join(sorted(\n"
+    "    {m.split('.')[0] for m in sys.modules} & heavy)), file=sys.stderr))\n"
+    "sys.argv = sys.argv[2:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+def heavy_in_run(command, env=None):
+    """The heavy packages (HEAVY) a console-script command line imports while it runs."""
+    err = subprocess.run([sys.executable, "-c", _RUN_AND_LIST, ",".join(HEAVY), *command],
+                         capture_output=True, text=True, check=False, env=env,
+                         cwd=tempfile.gettempdir()).stderr
+    found = [line for line in err.splitlines() if line.startswith("heavy:")]
+    return found[-1].split(":", 1)[1].strip().split(",") if found and found[-1][6:].strip() \
+        else []
+
+
 def learn_module(env=None):
     """svmmap_learn's module in the revision on the path (svmmap.cli before issue 24)."""
     found = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
@@ -142,11 +162,12 @@ def main():
                 for label, env in revisions.items():
                     tool[label].append(wall(command, env))
             b, n = statistics.median(bare), statistics.median(numpy)
-            for label in revisions:
+            for label, env in revisions.items():
                 t = statistics.median(tool[label])
                 rows.append({"label": label, "command": name, "seconds": t,
                              "bare_seconds": b, "difference": t - b, "ratio": t / b,
-                             "numpy_seconds": n, "difference_to_numpy": t - n})
+                             "numpy_seconds": n, "difference_to_numpy": t - n,
+                             "heavy_in_run": heavy_in_run(command, env)})
     for label, env in revisions.items():
         module = learn_module(env)
         import_us, heavy = import_profile(module, env)
@@ -160,8 +181,9 @@ def main():
         kept = [r for r in json.loads(path.read_text())["rows"] if r["label"] not in revisions]
     rows = kept + rows
     lines = ["| version | command | median s | python -c pass s | difference s | ratio | "
-             "python -c 'import numpy' s | difference to it s |",
-             "|---|---|---|---|---|---|---|---|"]
+             "python -c 'import numpy' s | difference to it s | heavy packages the run "
+             "imports |",
+             "|---|---|---|---|---|---|---|---|---|"]
     imports = ["", "| version | import svmmap_learn's module (importtime, cumulative) | "
                "heavy packages imported |", "|---|---|---|"]
     for r in rows:
@@ -170,7 +192,8 @@ def main():
                 if "numpy_seconds" in r else "- | -"  # rows recorded before the column
             lines.append(f"| {r['label']} | `{r['command']}` | {r['seconds']:.3f} | "
                          f"{r['bare_seconds']:.3f} | {r['difference']:+.3f} | "
-                         f"{r['ratio']:.1f} | {numpy_columns} |")
+                         f"{r['ratio']:.1f} | {numpy_columns} | "
+                         f"{', '.join(r.get('heavy_in_run', ['-'])) or 'none'} |")
         else:
             module = r["command"].split("import ")[-1].rstrip("'")
             imports.append(f"| {r['label']} | {r['import_seconds']:.3f} s ({module}) | "
