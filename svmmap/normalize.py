@@ -142,7 +142,8 @@ def per_query_normalized(X, ptr):
     and its maximum 0 or 1, with some maximum 1.  X holds the queries' rows contiguously,
     query g being rows ptr[g]:ptr[g + 1].  Binary features present in every query look so
     too: callers warn rather than refuse.  Extra memory: a query x column table for dense X
-    (at most X's size), in proportion to the non-zero values for sparse X."""
+    (at most X's size); for sparse X (scipy's or CSRArrays) in proportion to a chunk of
+    queries' non-zero values (_CHUNK_VALUES)."""
     ptr = np.asarray(ptr)
     sizes = np.diff(ptr)
     if X.shape[0] == 0 or X.shape[1] == 0 or not np.any(sizes >= 2):
@@ -158,19 +159,46 @@ def per_query_normalized(X, ptr):
         import scipy.sparse as sp  # loaded already: X is scipy's
 
         X = sp.csr_matrix(X)
-    cols, values = X.indices, X.data
-    if values.size and (values.min() < 0 or values.max() > 1):
+    if X.data.size and (X.data.min() < 0 or X.data.max() > 1):
         return False
+    # queries a chunk at a time: the temporaries are in proportion to a chunk's non-zero
+    # values, not to X's
+    ends = X.indptr[ptr]  # the non-zero values before each query
+    any_group, first = False, 0
+    while first < len(sizes):
+        last = max(first + 1, int(np.searchsorted(ends, ends[first] + _CHUNK_VALUES,
+                                                  side="right")) - 1)
+        lo, hi = X.indptr[ptr[first]], X.indptr[ptr[last]]
+        groups = _column_groups(X.indices[lo:hi], X.data[lo:hi],
+                                np.diff(X.indptr[ptr[first]:ptr[last] + 1]),
+                                sizes[first:last], X.shape[1])
+        if groups is not None:
+            if not groups:
+                return False
+            any_group = True
+        first = last
+    return any_group
+
+
+#: non-zero values per chunk of queries in per_query_normalized (its temporaries: about 60
+#: bytes each)
+_CHUNK_VALUES = 1 << 20
+
+
+def _column_groups(cols, values, stored, sizes, n_columns):
+    """For a chunk of queries (``sizes`` documents each, in order; their rows hold ``stored``
+    values each, ``cols`` / ``values`` in row order): None when no query of at least two
+    documents has a non-zero value, else whether every (query, column) group of their
+    non-zero values has maximum 1 and a zero in the column."""
     nonzero = values != 0
-    query = np.repeat(np.repeat(np.arange(len(sizes)), sizes), np.diff(X.indptr))[nonzero]
+    query = np.repeat(np.repeat(np.arange(len(sizes)), sizes), stored)[nonzero]
     keep = sizes[query] >= 2  # a query of one document has nothing to normalise
     query, cols, values = query[keep], cols[nonzero][keep], values[nonzero][keep]
     if values.size == 0:
-        return False  # no maximum 1 anywhere
-    # (query, column) groups of the non-zero values: maximum 1, and a zero in the column
-    keys = query.astype(np.int64) * X.shape[1] + cols
-    groups = _groups_by_table if len(sizes) * X.shape[1] <= len(keys) else _groups_by_sorting
-    counts, has_one, size = groups(keys, values, sizes, X.shape[1])
+        return None
+    keys = query.astype(np.int64) * n_columns + cols
+    groups = _groups_by_table if len(sizes) * n_columns <= len(keys) else _groups_by_sorting
+    counts, has_one, size = groups(keys, values, sizes, n_columns)
     return bool(np.all(has_one) and np.all(counts < size))
 
 

@@ -131,3 +131,6 @@ def test_per_query_normalized_matches_its_definition(sizes, d, data):
     for way in (normalize._groups_by_table, normalize._groups_by_sorting):
         with mock.patch.multiple(normalize, _groups_by_table=way, _groups_by_sorting=way):
             assert per_query_normalized(arrays, ptr) == expected
+    with mock.patch("svmmap.normalize._CHUNK_VALUES", 2):  # a chunk of queries at a time
+        assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
+        assert per_query_normalized(arrays, ptr) == expected
