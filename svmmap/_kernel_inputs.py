@@ -33,10 +33,12 @@ def csr_for_kernels(X):
             X = sp.csr_matrix(X, dtype=np.float64)
         if not X.has_sorted_indices:
             X = X.sorted_indices()
+    elif X.data.dtype != np.float64:
+        X = X._replace(data=X.data.astype(np.float64))
     index_type = X.indices.dtype
     if index_type not in (np.int32, np.intp) or X.indptr.dtype != index_type:
         index_type = np.intp
-    return CSRArrays(np.ascontiguousarray(X.data, dtype=np.float64),
+    return CSRArrays(np.ascontiguousarray(X.data),
                      np.ascontiguousarray(X.indices, dtype=index_type),
                      np.ascontiguousarray(X.indptr, dtype=index_type), X.shape)
 
