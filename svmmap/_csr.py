@@ -5,9 +5,9 @@ need scipy does not pay for its import (about 0.1 s: issue 23).
 X is one of: a 2-d ndarray, a scipy.sparse matrix (the public type: the estimators and
 ``svmmap.io.load_svmlight``), or CSRArrays (the reader's arrays, in the commands; the fused
 kernels read them as they are).  A scipy matrix can only exist once scipy.sparse has been
-imported, so ``is_scipy_sparse`` asks scipy only then.  An option that needs scipy (feature
-normalisation, binning, an estimator) turns CSRArrays into a scipy matrix with ``as_scipy``,
-which imports scipy there and then.
+imported, so ``is_scipy_sparse`` asks scipy only then.  What needs scipy (binning, an
+estimator, the per-example hooks' row slices) turns CSRArrays into a scipy matrix with
+``as_scipy``, which imports scipy there and then.
 """
 
 import sys
