@@ -38,6 +38,11 @@ or cvxopt's targets:
   only tried while its dense KKT system is small (dim(w) + #groups <=
   _MAX_PRIMAL_VARIABLES): with many features the dual is the form to solve.
 
+Products over the constraint rows and the Gram matrix are formed with ``np.einsum`` (one
+thread, no BLAS): a BLAS product wakes its thread pool, whose threads then spin beside the
+single-threaded oracle and solvers -- on a busy 2-core machine that made a training run on
+the 10^5-feature sparse set 3-4 times slower (benchmarks/results/solver_speed.md).
+
 ``solve(deadline=)`` stops between SMO rounds, between active-set steps and before each
 cvxopt attempt once ``time.perf_counter()`` passes the deadline, raising QPTimeout (the
 learners' max_time).
@@ -129,7 +134,8 @@ class WorkingSet:
         #: the leading constraints whose rows and columns of the Gram matrix are formed
         self._gram_size = 0
         self._gram_buffer = np.empty((0, 0))
-        #: (w, slacks at w) of the last solve, until the working set changes
+        #: (w, slacks at w, margins w.a_k or None) of the last solve, until the working
+        #: set changes
         self._solved = None
         self._allocate(16)
 
@@ -186,10 +192,11 @@ class WorkingSet:
             self._gram_buffer = gram
         new = self._vector_buffer[g:end]
         if self._all_regularized:
-            rows = new @ self._vector_buffer[:end].T
+            rows = np.einsum("kj,ij->ki", new, self._vector_buffer[:end])
         else:
             reg = self.regularized
-            rows = new[:, reg] @ self._vector_buffer[:end, reg].T
+            rows = np.einsum("kj,ij->ki", new[:, reg],
+                             self._vector_buffer[:end, reg])
         self._gram_buffer[g:end, :end] = rows
         self._gram_buffer[:g, g:end] = rows[:, :g].T
         self._gram_size = end
@@ -205,11 +212,20 @@ class WorkingSet:
         return np.einsum("ij,ij->i", rows, rows)
 
     def _weights(self, alpha):
-        """w_R = sum_k alpha_k a_k[R] (0 elsewhere): one pass over the rows, no copy."""
+        """w_R = sum_k alpha_k a_k[R] (0 elsewhere), over the support of alpha only: with
+        a support below a third of the working set, reading those rows (a copy, then a
+        product: three row-lengths each) costs less than one pass over all of them."""
+        support = np.flatnonzero(alpha)
+        if 3 * len(support) < len(alpha):
+            rows, alpha = self._vector_buffer[support], alpha[support]
+            if not self._all_regularized:
+                rows = rows[:, self.regularized]
+        else:
+            rows = self._regularized_rows()
         if self._all_regularized:
-            return alpha @ self.vectors
+            return np.einsum("i,ij->j", alpha, rows)
         w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self._regularized_rows()
+        w[self.regularized] = np.einsum("i,ij->j", alpha, rows)
         return w
 
     def add(self, groups, vectors, losses):
@@ -229,18 +245,42 @@ class WorkingSet:
         self._size = end
 
     def remove(self, keep):
-        """Keep only the constraints where the boolean mask ``keep`` is True."""
-        kept = np.flatnonzero(np.asarray(keep, dtype=bool))
-        self._solved = None
+        """Keep only the constraints where the boolean mask ``keep`` is True; return
+        ``order``, the old index of the constraint now at each position (kept constraints
+        may change places: per-constraint arrays kept by the caller follow with
+        ``array[order]``).
+
+        With the Gram matrix formed for every constraint, the kept constraints past the new
+        size fill the holes below it, so only as many dim(w)-long rows move as were removed
+        (a compaction in order moves every row after the first hole); otherwise the order
+        is kept, so that the formed constraints stay the leading ones.  The last solve's w
+        keeps its known margins and slacks."""
+        keep = np.asarray(keep, dtype=bool)
+        kept = np.flatnonzero(keep)
         m = len(kept)
-        self._vector_buffer[:m] = self._vector_buffer[kept]
-        formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
-        self._gram_buffer[:len(formed), :len(formed)] = self._gram_buffer[np.ix_(formed, formed)]
-        self._gram_size = len(formed)
-        self._loss_buffer[:m] = self._loss_buffer[kept]
-        self._group_buffer[:m] = self._group_buffer[kept]
-        self._alpha_buffer[:m] = self._alpha_buffer[kept]
+        if self._gram_size == self._size:
+            order = np.arange(m)
+            holes = np.flatnonzero(~keep[:m])
+            order[holes] = kept[kept >= m]
+            self._vector_buffer[holes] = self._vector_buffer[order[holes]]
+            self._gram_buffer[:m, :m] = self._gram_buffer[np.ix_(order, order)]
+            self._gram_size = m
+        else:
+            order = kept
+            self._vector_buffer[:m] = self._vector_buffer[kept]
+            formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
+            self._gram_buffer[:len(formed), :len(formed)] = \
+                self._gram_buffer[np.ix_(formed, formed)]
+            self._gram_size = len(formed)
+        self._loss_buffer[:m] = self._loss_buffer[order]
+        self._group_buffer[:m] = self._group_buffer[order]
+        self._alpha_buffer[:m] = self._alpha_buffer[order]
         self._size = m
+        solved, self._solved = self._solved, None
+        if solved is not None and solved[2] is not None:
+            margins = solved[2][order]
+            self._solved = (solved[0], self.slacks(solved[0], margins), margins)
+        return order
 
     def rescale_bounds(self, group_bounds, factor):
         """Set the groups' bounds C_g to ``group_bounds``, each ``factor`` times the old one
@@ -258,19 +298,27 @@ class WorkingSet:
         slack = np.zeros(len(self.group_bounds))
         if len(self):
             if margins is None:
-                margins = self.vectors @ w
+                margins = np.einsum("ij,j->i", self.vectors, w)
             np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
+
+    def margins(self, w):
+        """w.a_k of every constraint: known without a pass over the rows for the last
+        solve's w (K alpha), else one pass."""
+        if self._solved is not None and w is self._solved[0] and self._solved[2] is not None:
+            return self._solved[2].copy()
+        return np.einsum("ij,j->i", self.vectors, w)
 
     def _dual_solution(self, alpha, form):
         """The QPSolution of multipliers alpha of (D) found with the Gram matrix formed:
         w = sum_k alpha_k a_k[R], and its margins w.a_k = (K alpha)_k without touching the
         dim(w)-long rows again when every component is regularised."""
         w = self._weights(alpha)
-        margins = self._gram_buffer[:len(self), :len(self)] @ alpha \
+        margins = np.einsum("ij,j->i", self._gram_buffer[:len(self), :len(self)], alpha) \
             if self._all_regularized else None
         slack = self.slacks(w, margins)
-        self._solved = (w, slack.copy())  # exact slacks at w: slacks(w) returns them
+        # exact slacks and margins at w: slacks(w) and margins(w) return them
+        self._solved = (w, slack.copy(), margins)
         return self._solution(w, alpha, slack, form, "optimal", 0.0)
 
     def solve(self, gap_tolerance=None, deadline=None):
@@ -388,7 +436,7 @@ class WorkingSet:
         if len(idx) == 0:
             return
         gram = self._gram
-        grad = self.losses - gram @ alpha
+        grad = self.losses - np.einsum("ij,j->i", gram, alpha)
         mass = np.bincount(group_index, alpha, len(bounds))
         groups = group_index[idx]
         tight = np.unique(groups[bounds[groups] - mass[groups] <= 1e-9 * bounds[groups]])
@@ -526,12 +574,13 @@ class WorkingSet:
         (cvxopt's primal form: its w need not be exactly sum_k alpha_k a_k)."""
         reg = self.regularized
         if self._gram_size == len(self):
-            quadratic = alpha @ (self._gram_buffer[:len(self), :len(self)] @ alpha)
+            k = len(self)
+            quadratic = np.einsum("i,ij,j", alpha, self._gram_buffer[:k, :k], alpha)
         else:
             w_reg = alpha @ self._regularized_rows()
             quadratic = w_reg @ w_reg
         dual = float(alpha @ self.losses - 0.5 * quadratic)
-        primal = float(0.5 * w[reg] @ w[reg] + self.group_bounds @ slack)
+        primal = float(0.5 * np.einsum("i,i", w[reg], w[reg]) + self.group_bounds @ slack)
         return QPSolution(w=w, alpha=alpha, slack=slack, dual_objective=dual,
                           primal_objective=primal, form=form, status=status, ridge=ridge)
 
