@@ -19,16 +19,18 @@ the old alpha is nearly optimal; an interior-point solve would cost O(K^3) per s
 scratch) and stopped at the duality gap it is given (the learners pass 1% of C * epsilon)
 or cvxopt's targets:
 
+- few groups (1-slack; at most _ACTIVE_SET_MAX_GROUPS) and a KKT system of at most
+  _ACTIVE_SET_MAX_SYSTEM rows: (D) by the active-set method of svmstruct_api._active_set,
+  which moves between nonsingular faces (at most rank(G) + #groups free multipliers) by
+  Newton steps and exchanges, keeping the inverse of the face's system by O(face^2)
+  updates, from one solve to the next (the face of the last solve is where the next one
+  starts).  Where K > dim(w) + #groups, G is rank-deficient: SMO crawls along its null
+  space, and cvxopt from scratch took most of the training time.  SMO takes over when the
+  active set runs out of steps or cannot move (see _methods).
 - K <= dim(w) + #groups: (D) by the SMO of svmstruct_api._simplex_qp.  SMO rounds
   alternate with a Newton step on the face its support spans; it hands over to cvxopt
   when its step budget runs out, when a round cannot move (rounding noise in an
   ill-conditioned Gram matrix) or when the gap stops decreasing.
-- K > dim(w) + #groups with few groups (1-slack at large C with few features; at most
-  _ACTIVE_SET_MAX_GROUPS): (D) by the active-set method of svmstruct_api._active_set,
-  which moves between nonsingular faces (at most rank(G) + #groups free multipliers) by
-  Newton steps and exchanges.  G is rank-deficient there: SMO crawls along its null space,
-  and cvxopt from scratch took most of the training time.  cvxopt takes over when the
-  active set runs out of steps or cannot move.
 - otherwise (n-slack's many groups), and for solver "cvxopt", by cvxopt, in whichever
   form has fewer variables ((P): dim(w) + #groups, (D): K), the other form's solution
   read off cvxopt's multipliers.  When cvxopt refuses one form (a singular KKT system) the
@@ -79,10 +81,14 @@ _SMO_STALLED_ROUNDS = 3
 _ACTIVE_SET_STEPS_PER_CONSTRAINT = 5
 _ACTIVE_SET_MIN_STEPS = 100
 #: ... and its scope: at most this many groups, and a KKT system of at most this many rows
+#: (its inverse, kept from solve to solve, is 18 MB at 1500)
 _ACTIVE_SET_MAX_GROUPS = 8
-_ACTIVE_SET_MAX_SYSTEM = 400
-#: ... and the support size up to which it is tried before SMO (_methods)
-_ACTIVE_SET_FAST_FACE = 200
+_ACTIVE_SET_MAX_SYSTEM = 1500
+#: ... and the support size up to which it is tried before SMO (_methods): all of its scope
+#: since its face and the inverse of its system carry over from one solve to the next (on
+#: the 10^4 x 2 10^4 sparse set at C = 1000 it took 138 s where SMO took 205 s, faces of
+#: 500 included)
+_ACTIVE_SET_FAST_FACE = 1500
 #: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
 _MAX_PRIMAL_VARIABLES = 4000
 
@@ -137,6 +143,10 @@ class WorkingSet:
         #: (w, slacks at w, margins w.a_k or None) of the last solve, until the working
         #: set changes
         self._solved = None
+        #: the final face of the last active-set solve, which the next one starts from:
+        #: (its constraints' indices, -1 - g for group g's slack; the inverse of its KKT
+        #: system; updates since that was formed; the groups in play), or None
+        self._face = None
         self._allocate(16)
 
     def _allocate(self, capacity):
@@ -276,6 +286,13 @@ class WorkingSet:
         self._group_buffer[:m] = self._group_buffer[order]
         self._alpha_buffer[:m] = self._alpha_buffer[order]
         self._size = m
+        if self._face is not None:
+            new_index = np.full(len(keep), -1)
+            new_index[order] = np.arange(m)
+            ids = self._face[0]
+            moved = np.where(ids >= 0, new_index[np.maximum(ids, 0)], ids)
+            self._face = None if np.any((ids >= 0) & (moved < 0)) else \
+                (moved, *self._face[1:])
         solved, self._solved = self._solved, None
         if solved is not None and solved[2] is not None:
             margins = solved[2][order]
@@ -351,8 +368,8 @@ class WorkingSet:
         set: the active set first where its KKT systems stay small (few groups, and a warm
         start whose support has at most _ACTIVE_SET_FAST_FACE multipliers -- SMO crawls on
         the ill-conditioned Gram matrices of near-parallel cuts, where the active set takes
-        a few exact steps), or where K > dim(w) + #groups (a rank-deficient G); SMO first
-        otherwise (a large face costs the active set O(face^3) per step); each the other's
+        a few exact steps of O(face^2) each, from the last solve's face), or where
+        K > dim(w) + #groups (a rank-deficient G); SMO first otherwise; each the other's
         fallback."""
         smo = [self._solve_smo] if self._dual_is_smaller() else []
         if not self._active_set_is_small():
@@ -368,9 +385,9 @@ class WorkingSet:
         return len(self) <= self.n_features + len(np.unique(self.groups))
 
     def _active_set_is_small(self):
-        """The active-set method refactors a KKT system of up to rank(G) + 2 #groups rows
-        every step: cheap for few groups (1-slack), not for n-slack's hundreds of groups,
-        where cvxopt's primal is faster."""
+        """The active-set method keeps the inverse of a KKT system of up to
+        rank(G) + 2 #groups rows: cheap for few groups (1-slack), not for n-slack's hundreds
+        of groups, where cvxopt's primal is faster."""
         n_groups = len(np.unique(self.groups))
         face = min(len(self), int(self.regularized.sum()) + n_groups)
         return n_groups <= _ACTIVE_SET_MAX_GROUPS and face + n_groups <= _ACTIVE_SET_MAX_SYSTEM
@@ -420,15 +437,29 @@ class WorkingSet:
         active_groups, group_index = np.unique(self.groups, return_inverse=True)
         k = len(self)
         try:
-            active_set_solve(
+            *_, face = active_set_solve(
                 self._gram_buffer, self.losses, group_index.astype(np.intp),
                 self.group_bounds[active_groups], alpha, abs_gap, rel_gap,
                 int(self.regularized.sum()) + len(active_groups),
                 _ACTIVE_SET_STEPS_PER_CONSTRAINT * k + _ACTIVE_SET_MIN_STEPS,
-                None if deadline is None else lambda: _check_deadline(deadline))
+                None if deadline is None else lambda: _check_deadline(deadline),
+                self._last_face(active_groups))
         except ActiveSetStuck:
             return None
+        variables, inverse, updates = face
+        # a group's slack is variable K + g of this solve: kept as -1 - g, which does not
+        # change as constraints come and go
+        self._face = (np.where(variables < k, variables, k - 1 - variables), inverse, updates,
+                      active_groups)
         return self._dual_solution(alpha, "active-set")
+
+    def _last_face(self, active_groups):
+        """The final face of the last active-set solve in this solve's variables (None when
+        there is none, or the groups in play have changed)."""
+        if self._face is None or not np.array_equal(self._face[3], active_groups):
+            return None
+        ids, inverse, updates, _ = self._face
+        return np.where(ids >= 0, ids, len(self) - 1 - ids).astype(np.intp), inverse, updates
 
     def _newton_polish(self, alpha, group_index, bounds):
         """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
