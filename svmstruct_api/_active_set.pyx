@@ -39,8 +39,10 @@ independent, so |F| <= rank(G) + #groups.  One step is one of:
 
 Every step raises f or shrinks F, so the method ends; a step budget bounds it anyway
 (cycling under rounding) and the caller falls back to cvxopt when it reports failure.
-Warm start: the previous solve's multipliers (new constraints at 0).  Their support is
-normally the last face (nonsingular); when it is not (after SMO or cvxopt, whose supports
+Warm start: the previous solve's multipliers (new constraints at 0) and its final face with
+the inverse of its KKT system (``face``: the caller keeps it; _Solver says how the inverse is
+kept), used when it holds every positive multiplier.  Otherwise the support is normally the
+last face (nonsingular); when it is not (after SMO or cvxopt, whose supports
 need not be independent: the condition estimate says so), the face is rebuilt from one
 variable per group by the same entering step, a dependent variable being exchanged along
 the zero-curvature direction in whichever sense does not decrease f.

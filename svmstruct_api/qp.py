@@ -42,8 +42,11 @@ or cvxopt's targets:
 
 Products over the constraint rows and the Gram matrix are formed with ``np.einsum`` (one
 thread, no BLAS): a BLAS product wakes its thread pool, whose threads then spin beside the
-single-threaded oracle and solvers -- on a busy 2-core machine that made a training run on
-the 10^5-feature sparse set 3-4 times slower (benchmarks/results/solver_speed.md).
+single-threaded oracle and solvers.  On the shared 2-core machine, while it was busy, a fit
+on the 5 10^4 x 10^5 sparse set at C = 100 took 4.4 s with OpenBLAS's threads and 1.0 s
+with one (alternating runs); when it was quieter the two were equal
+(benchmarks/results/solver_speed.md), and einsum's loops take about 1.6x BLAS's time for
+these products, which the passes saved elsewhere make up for.
 
 ``solve(deadline=)`` stops between SMO rounds, between active-set steps and before each
 cvxopt attempt once ``time.perf_counter()`` passes the deadline, raising QPTimeout (the
