@@ -575,8 +575,8 @@ class BaseSSVM:
         constraints idle for ``prune_after`` solves (run.idle and run.best_margins follow
         the working set's new order).
 
-        Removal compacts the working set's dim(w)-long rows, so it waits until at least
-        1/_PRUNE_BATCH of the set (or 1 constraint) is due: a constraint may stay a few
+        Removal moves dim(w)-long rows and reorders the Gram matrix, so it waits until at
+        least 1/_PRUNE_BATCH of the set (or 1 constraint) is due: a constraint may stay a few
         solves longer than ``prune_after``, which leaves the QP's optimum unchanged (its
         multiplier is 0)."""
         working_set = run.working_set
