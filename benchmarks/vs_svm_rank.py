@@ -17,7 +17,8 @@ documents x 100,000 features, 20 nonzeros a document, binary labels); ``--scale`
 their document counts (and the sparse set's number of features) by that factor.
 
 What is run, per (dataset, C), ``--repeats`` times, alternating (svmmap first, then
-svm_rank, then again):
+svm_rank, then again; with ``--reference CHECKOUT`` that checkout's svmmap_learn first in each
+round, for before/after ratios from the same run):
 
 * ``svmmap_learn -v 0 -c C train model.json`` -- svmmap at its defaults (1-slack, the
   relative-gap stop);
@@ -76,10 +77,15 @@ def training_file(name, directory, scale):
     return synthetic_file(name, directory, scale)
 
 
-def run(command):
-    """(wall seconds, completed process) of ``command``."""
+def run(command, pythonpath=None):
+    """(wall seconds, completed process) of ``command`` (``pythonpath``: put first on the
+    child's PYTHONPATH)."""
+    env = None
+    if pythonpath:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [pythonpath] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     return time.perf_counter() - start, done
 
 
@@ -101,12 +107,21 @@ def svm_rank_iterations(output):
     return int(found.group(1)) if found else None
 
 
-def measure(svm_rank, train, C, repeats, directory):
-    """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C."""
-    ours, theirs, ratios = [], [], []
-    status = iterations = rank_iterations = None
+def measure(svm_rank, train, C, repeats, directory, reference=None):
+    """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C (with
+    ``reference``, a checkout put first on svmmap_learn's path, also run in each round:
+    its median, ratio to svm_rank and iterations)."""
+    ours, theirs, ratios, before, before_ratios = [], [], [], [], []
+    status = iterations = rank_iterations = before_iterations = None
     for _ in range(repeats):
         model = Path(directory) / "model.json"
+        if reference:
+            seconds, done = run(svmmap_command(train, model, C), reference)
+            if done.returncode != 0:
+                raise RuntimeError(f"the reference's svmmap_learn failed on {train}: "
+                                   f"{done.stderr.strip()}")
+            before.append(seconds)
+            before_iterations = svmmap_outcome(model)[1]
         seconds, done = run(svmmap_command(train, model, C))
         if done.returncode != 0:
             raise RuntimeError(f"svmmap_learn failed on {train}: {done.stderr.strip()}")
@@ -119,22 +134,34 @@ def measure(svm_rank, train, C, repeats, directory):
         rank_iterations = svm_rank_iterations(done.stdout)
         theirs.append(seconds)
         ratios.append(ours[-1] / theirs[-1])
-    return {"svmmap_seconds": statistics.median(ours),
-            "svm_rank_seconds": statistics.median(theirs),
-            "ratio": statistics.median(ratios), "ratios": ratios,
-            "svmmap_status": status, "svmmap_iterations": iterations,
-            "svm_rank_iterations": rank_iterations}
+        if reference:
+            before_ratios.append(before[-1] / theirs[-1])
+    row = {"svmmap_seconds": statistics.median(ours),
+           "svm_rank_seconds": statistics.median(theirs),
+           "ratio": statistics.median(ratios), "ratios": ratios,
+           "svmmap_status": status, "svmmap_iterations": iterations,
+           "svm_rank_iterations": rank_iterations}
+    if reference:
+        row.update(reference_seconds=statistics.median(before),
+                   reference_ratio=statistics.median(before_ratios),
+                   reference_ratios=before_ratios, reference_iterations=before_iterations)
+    return row
 
 
 def table(rows):
+    with_reference = any("reference_ratio" in r for r in rows)
     lines = ["| dataset | C (svm_rank -c) | svmmap s | svm_rank s | ratio (median of runs) | "
-             "svmmap status, iterations | svm_rank iterations |",
-             "|---|---|---|---|---|---|---|"]
+             "svmmap status, iterations | svm_rank iterations |"
+             + (" reference s | reference ratio | reference iterations |"
+                if with_reference else ""),
+             "|---|---|---|---|---|---|---|" + ("---|---|---|" if with_reference else "")]
     for r in rows:
         lines.append(
             f"| {r['dataset']} | {r['C']:g} ({r['C'] / 100:g}) | {r['svmmap_seconds']:.2f} | "
             f"{r['svm_rank_seconds']:.2f} | {r['ratio']:.2f} | {r['svmmap_status']}, "
-            f"{r['svmmap_iterations']} | {r['svm_rank_iterations']} |")
+            f"{r['svmmap_iterations']} | {r['svm_rank_iterations']} |"
+            + (f" {r['reference_seconds']:.2f} | {r['reference_ratio']:.2f} | "
+               f"{r['reference_iterations']} |" if with_reference else ""))
     return "\n".join(lines)
 
 
@@ -147,6 +174,9 @@ def main(argv=None):
     parser.add_argument("--scale", type=float, default=1.0,
                         help="fraction of the synthetic sets' documents and the sparse set's "
                              "features (default 1)")
+    parser.add_argument("--reference", default=None,
+                        help="a checkout (extensions built) also run in each round, first "
+                             "on svmmap_learn's PYTHONPATH: before/after in one run")
     parser.add_argument("--note", default="", help="a line recorded with the results")
     parser.add_argument("--name", default="vs_svm_rank",
                         help="results/<name>.md and .json (default vs_svm_rank)")
@@ -168,7 +198,8 @@ def main(argv=None):
             train = training_file(name, directory, args.scale)
             for C in Cs:
                 row = {"dataset": name, "C": C, **measure(args.svm_rank, train, C,
-                                                          args.repeats, directory)}
+                                                          args.repeats, directory,
+                                                          args.reference)}
                 rows.append(row)
                 print(table([row]).splitlines()[-1], flush=True)
     command = "python benchmarks/vs_svm_rank.py --svm-rank SVM_RANK_LEARN " + " ".join(

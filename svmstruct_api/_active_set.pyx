@@ -39,8 +39,10 @@ independent, so |F| <= rank(G) + #groups.  One step is one of:
 
 Every step raises f or shrinks F, so the method ends; a step budget bounds it anyway
 (cycling under rounding) and the caller falls back to cvxopt when it reports failure.
-Warm start: the previous solve's multipliers (new constraints at 0).  Their support is
-normally the last face (nonsingular); when it is not (after SMO or cvxopt, whose supports
+Warm start: the previous solve's multipliers (new constraints at 0) and its final face with
+the inverse of its KKT system (``face``: the caller keeps it; _Solver says how the inverse is
+kept), used when it holds every positive multiplier.  Otherwise the support is normally the
+last face (nonsingular); when it is not (after SMO or cvxopt, whose supports
 need not be independent: the condition estimate says so), the face is rebuilt from one
 variable per group by the same entering step, a dependent variable being exchanged along
 the zero-curvature direction in whichever sense does not decrease f.
@@ -62,6 +64,9 @@ cdef double _SINGULAR = 1e-10
 cdef double _NEGLIGIBLE = 1e-10
 #: Newton steps on the exact gradient when no variable is violated but the gap is open
 cdef Py_ssize_t _REFINEMENTS = 3
+#: face changes made by updating the inverse (bordering, deletion) before it is formed afresh:
+#: this many, or the face's size if larger (forming it costs O(|F|^3), an update O(|F|^2))
+cdef Py_ssize_t _REFRESH = 100
 
 
 # -- dense LU of the face's KKT system (row-major, partial pivoting) ----------------------
@@ -164,11 +169,22 @@ class ActiveSetStuck(Exception):
 
 
 cdef class _Solver:
+    """The state of one solve: x (multipliers, then slacks), the gradient, the face F and
+    the inverse of its KKT system.
+
+    The inverse is kept explicitly, ``inv`` (row stride ``stride``), its rows and columns
+    ordered groups first (0..G-1), then F's variables in face order (G + i for face[i]), and
+    updated in O(|F|^2) as F changes: a variable enters by bordering (its Schur complement,
+    which the entering step computes anyway, must be nonzero), one leaves by deleting its
+    row and column from the inverse (the inverse of a principal submatrix).  It is formed
+    afresh (LU with partial pivoting, then F's columns solved for: O(|F|^3)) at the start of
+    a solve that has no usable face from the last one, after _REFRESH updates (rounding
+    accumulates) and when an update's pivot is too small to trust."""
     cdef const double[:, ::1] gram
     cdef const double[::1] losses, bounds
     cdef const intp[::1] group
-    cdef Py_ssize_t k, n_groups, capacity, m
-    cdef double[::1] x, grad, system, lu, rhs, work
+    cdef Py_ssize_t k, n_groups, capacity, m, stride, updates
+    cdef double[::1] x, grad, system, lu, rhs, work, inv, column, product
     cdef intp[::1] pivots
     cdef intp[::1] face, position
 
@@ -178,16 +194,20 @@ cdef class _Solver:
         n = self.k + self.n_groups
         self.capacity = min(capacity, n)
         size = self.capacity + self.n_groups
+        self.stride = size
         self.x = np.zeros(n)
         self.grad = np.zeros(n)  # the slacks' entries stay 0
-        self.system = np.empty(size * size)
-        self.lu = np.empty(size * size)
+        self.inv = np.empty(size * size)
+        self.system = self.lu = None  # allocated by the first fresh factorisation
         self.rhs = np.empty(size)
+        self.column = np.empty(size)
+        self.product = np.empty(size)
         self.work = np.empty(4 * size)
         self.pivots = np.empty(size, dtype=np.intp)
         self.face = np.empty(self.capacity + 1, dtype=np.intp)
         self.position = np.full(n, -1, dtype=np.intp)
         self.m = 0
+        self.updates = 0
 
     cdef inline Py_ssize_t var_group(self, Py_ssize_t v) noexcept nogil:
         return self.group[v] if v < self.k else v - self.k
@@ -206,19 +226,24 @@ cdef class _Solver:
                     acc -= self.gram[r, c] * self.x[c]
             self.grad[r] = acc
 
-    cdef double factor(self) except -1.0:
-        """Build the face's KKT system and factor it; return its reciprocal condition
-        number (Hager's 1-norm estimate, as LAPACK's dgecon), 0 when it is exactly singular."""
-        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, r, c
-        cdef double anorm = 0.0, colsum
+    cdef double fresh(self) except -1.0:
+        """Form the face's KKT system, factor it and form its inverse afresh; return its
+        reciprocal condition number (Hager's 1-norm estimate, as LAPACK's dgecon), 0 when
+        it is exactly singular (the inverse is then not formed)."""
+        cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, r, c
+        cdef Py_ssize_t stride = self.stride
+        cdef double anorm = 0.0, colsum, rcond
+        if self.system is None:
+            self.system = np.empty(stride * stride)
+            self.lu = np.empty(stride * stride)
         for r in range(n * n):
             self.system[r] = 0.0
         for r in range(m):
             for c in range(m):
-                self.system[r * n + c] = self.hess(self.face[r], self.face[c])
-            c = m + self.var_group(self.face[r])
-            self.system[r * n + c] = 1.0
-            self.system[c * n + r] = 1.0
+                self.system[(G + r) * n + G + c] = self.hess(self.face[r], self.face[c])
+            c = self.var_group(self.face[r])
+            self.system[(G + r) * n + c] = 1.0
+            self.system[c * n + G + r] = 1.0
         for c in range(n):
             colsum = 0.0
             for r in range(n):
@@ -228,30 +253,175 @@ cdef class _Solver:
             self.lu[r] = self.system[r]
         if not _lu_factor(&self.lu[0], n, &self.pivots[0]):
             return 0.0
-        return _symmetric_rcond(&self.lu[0], n, &self.pivots[0], anorm, &self.work[0])
+        rcond = _symmetric_rcond(&self.lu[0], n, &self.pivots[0], anorm, &self.work[0])
+        if rcond <= 0.0:
+            return 0.0
+        for c in range(n):
+            for r in range(n):
+                self.column[r] = 1.0 if r == c else 0.0
+            _lu_solve(&self.lu[0], n, &self.pivots[0], &self.column[0])
+            for r in range(n):
+                self.inv[r * stride + c] = self.column[r]
+        self.updates = 0
+        return rcond
+
+    cdef void apply_inverse(self) noexcept nogil:
+        """product <- inv column over the first G + m rows and columns."""
+        cdef Py_ssize_t n = self.m + self.n_groups, r, c, stride = self.stride
+        cdef double acc
+        for r in range(n):
+            acc = 0.0
+            for c in range(n):
+                acc += self.inv[r * stride + c] * self.column[c]
+            self.product[r] = acc
 
     cdef void solve(self) noexcept nogil:
-        """rhs <- KKT_F^{-1} rhs."""
-        _lu_solve(&self.lu[0], self.m + self.n_groups, &self.pivots[0], &self.rhs[0])
+        """rhs <- KKT_F^{-1} rhs (rhs ordered F's variables first, then the groups), with
+        one step of iterative refinement: y = inv b, then y += inv (b - KKT_F y) (a product
+        with an explicit inverse is not backward stable as an LU solve is; the refinement
+        recovers that accuracy on the ill-conditioned faces of large C)."""
+        cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, i, j, g
+        cdef double *b = &self.work[0]  # work holds 4 (m + G) doubles: b, y
+        cdef double *y = &self.work[n]
+        cdef double acc
+        for g in range(G):
+            b[g] = self.rhs[m + g]
+        for i in range(m):
+            b[G + i] = self.rhs[i]
+        for i in range(n):
+            self.column[i] = b[i]
+        self.apply_inverse()
+        for i in range(n):
+            y[i] = self.product[i]
+        # residual b - KKT_F y, into column
+        for g in range(G):
+            self.column[g] = b[g]
+        for i in range(m):
+            g = self.var_group(self.face[i])
+            self.column[g] -= y[G + i]
+            acc = b[G + i] - y[g]
+            if self.face[i] < self.k:
+                for j in range(m):
+                    if self.face[j] < self.k:
+                        acc -= self.gram[self.face[i], self.face[j]] * y[G + j]
+            self.column[G + i] = acc
+        self.apply_inverse()
+        for i in range(m):
+            self.rhs[i] = y[G + i] + self.product[G + i]
+        for g in range(G):
+            self.rhs[m + g] = y[g] + self.product[g]
+
+    cdef bint border(self, Py_ssize_t v) noexcept nogil:
+        """Enter variable v into the face by bordering the inverse: with b its KKT column,
+        u = inv b and Schur complement s = H_vv - b.u,
+        inv <- [[inv + u u^T / s, -u / s], [-u^T / s, 1 / s]].  False (nothing changed) when
+        s is zero up to rounding (v depends on F) or F is at its capacity."""
+        cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, r, c, i
+        cdef Py_ssize_t stride = self.stride, gv = self.var_group(v)
+        cdef double schur, scale, diag = self.hess(v, v), ur
+        if m >= self.capacity:
+            return False
+        for r in range(G):
+            self.column[r] = 1.0 if r == gv else 0.0
+        for i in range(m):
+            self.column[G + i] = self.hess(self.face[i], v)
+        self.apply_inverse()
+        schur, scale = diag, fabs(diag)
+        for r in range(n):
+            schur -= self.column[r] * self.product[r]
+            scale += fabs(self.column[r] * self.product[r])
+        if not fabs(schur) > _SINGULAR * scale:
+            return False
+        for r in range(n):
+            ur = self.product[r] / schur
+            if ur != 0.0:
+                for c in range(n):
+                    self.inv[r * stride + c] += ur * self.product[c]
+            self.inv[r * stride + n] = -ur
+            self.inv[n * stride + r] = -ur
+        self.inv[n * stride + n] = 1.0 / schur
+        self.add(v)
+        self.updates += 1
+        return True
+
+    cdef bint delete(self, Py_ssize_t i) noexcept nogil:
+        """Remove face[i] from the face (its x is left as it is): its row and column move
+        last (the last face variable takes its place), then
+        inv <- inv[:-1, :-1] - inv[:-1, -1] inv[-1, :-1] / inv[-1, -1].  False when that pivot
+        is too small to trust (the face is changed all the same: form the inverse afresh)."""
+        cdef Py_ssize_t G = self.n_groups, stride = self.stride, n = self.m + self.n_groups
+        cdef Py_ssize_t r = G + i, last = n - 1, a, b, v = self.face[i], u
+        cdef double t, pivot, factor, scale = 0.0
+        if r != last:
+            for a in range(n):
+                t = self.inv[a * stride + r]
+                self.inv[a * stride + r] = self.inv[a * stride + last]
+                self.inv[a * stride + last] = t
+            for b in range(n):
+                t = self.inv[r * stride + b]
+                self.inv[r * stride + b] = self.inv[last * stride + b]
+                self.inv[last * stride + b] = t
+            u = self.face[self.m - 1]
+            self.face[i] = u
+            self.position[u] = i
+        self.position[v] = -1
+        self.m -= 1
+        self.updates += 1
+        pivot = self.inv[last * stride + last]
+        for a in range(last):
+            scale = max(scale, fabs(self.inv[a * stride + last]))
+        if not fabs(pivot) > _SINGULAR * scale * scale:
+            return False
+        for a in range(last):
+            factor = self.inv[a * stride + last] / pivot
+            if factor != 0.0:
+                for b in range(last):
+                    self.inv[a * stride + b] -= factor * self.inv[last * stride + b]
+        return True
+
+    cdef void refresh(self) except *:
+        """Form the inverse afresh once max(_REFRESH, |F|) updates have accumulated;
+        ActiveSetStuck when the face's system is singular."""
+        if self.updates > max(_REFRESH, self.m) and self.fresh() <= 0.0:
+            raise ActiveSetStuck
+
+    cdef void load(self, const intp[::1] face, const double[:, ::1] inverse,
+                   Py_ssize_t updates) noexcept nogil:
+        """Take the face and the inverse of its KKT system from the last solve."""
+        cdef Py_ssize_t i, r, c, n = face.shape[0] + self.n_groups
+        self.m = 0
+        for i in range(face.shape[0]):
+            self.add(face[i])
+        for r in range(n):
+            for c in range(n):
+                self.inv[r * self.stride + c] = inverse[r, c]
+        self.updates = updates
+
+    def face_state(self):
+        """(face variables, the inverse of its KKT system, updates since it was formed)."""
+        n = self.m + self.n_groups
+        inverse = np.asarray(self.inv)[:n * self.stride].reshape(n, self.stride)[:, :n]
+        return (np.array(self.face[:self.m]), np.array(inverse), self.updates)
 
     cdef void add(self, Py_ssize_t v) noexcept nogil:
         self.position[v] = self.m
         self.face[self.m] = v
         self.m += 1
 
-    cdef void drop_nonpositive(self) noexcept nogil:
-        """Remove the face's variables at x <= 0 (they are set to exactly 0)."""
-        cdef Py_ssize_t r, kept = 0, v
-        for r in range(self.m):
-            v = self.face[r]
-            if self.x[v] > 0.0:
-                self.face[kept] = v
-                self.position[v] = kept
-                kept += 1
-            else:
+    cdef void drop_nonpositive(self) except *:
+        """Remove the face's variables at x <= 0 (they are set to exactly 0), updating the
+        inverse; formed afresh when an update cannot be trusted or _REFRESH have
+        accumulated (ActiveSetStuck when singular)."""
+        cdef Py_ssize_t i, v
+        cdef bint sound = True
+        for i in range(self.m - 1, -1, -1):  # delete() moves the last variable to i
+            v = self.face[i]
+            if not self.x[v] > 0.0:
                 self.x[v] = 0.0
-                self.position[v] = -1
-        self.m = kept
+                sound = self.delete(i) and sound
+        if not sound and self.fresh() <= 0.0:
+            raise ActiveSetStuck
+        self.refresh()
 
     cdef void move(self, double[::1] direction, Py_ssize_t m, double step,
                    Py_ssize_t blocking) noexcept nogil:
@@ -379,8 +549,6 @@ cdef class _Solver:
         self.move(direction, m, step, blocking)
         if blocking >= 0:
             self.drop_nonpositive()
-            if self.factor() <= 0.0:
-                raise ActiveSetStuck
         return True
 
     cdef Py_ssize_t most_violated(self) noexcept nogil:
@@ -405,7 +573,7 @@ cdef class _Solver:
         by an exact line search cut where a variable reaches 0 (it leaves; j is added unless
         it is that variable), and return 0."""
         cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, i, gj = self.var_group(j)
-        cdef Py_ssize_t blocking
+        cdef Py_ssize_t blocking, v
         cdef double schur, scale, ascent, limit, step, diag = self.hess(j, j)
         for i in range(n):
             self.rhs[i] = 0.0
@@ -420,9 +588,11 @@ cdef class _Solver:
             scale += fabs(self.hess(self.face[i], j) * self.rhs[i])
         schur -= self.rhs[m + gj]
         if fabs(schur) > _SINGULAR * scale and m < self.capacity:
-            self.add(j)
-            if self.factor() <= 0.0:
-                raise ActiveSetStuck
+            if not self.border(j):  # the two Schur complements disagree: rounding
+                self.add(j)
+                if self.fresh() <= 0.0:
+                    raise ActiveSetStuck
+            self.refresh()
             return 1
         # F + j is dependent (at the capacity rank(G) + #groups it must be: schur is rounding)
         ascent = self.grad[j]
@@ -443,24 +613,64 @@ cdef class _Solver:
         self.move(direction, m + 1, limit, blocking)
         if blocking == m:  # j itself reached 0: the face is unchanged
             return 0
+        # j takes the place of what reached 0: F without it need not be nonsingular (it
+        # may have been its group's only variable), so the inverse is formed afresh (an
+        # exchange happens where F spans the rank of G: few features, a small face)
         self.add(j)
-        self.drop_nonpositive()
-        if self.factor() <= 0.0:
+        for i in range(self.m - 1, -1, -1):
+            v = self.face[i]
+            if not self.x[v] > 0.0:
+                self.x[v] = 0.0
+                self.face[i] = self.face[self.m - 1]
+                self.position[self.face[i]] = i
+                self.position[v] = -1
+                self.m -= 1
+        if self.fresh() <= 0.0:
             raise ActiveSetStuck
         return 0
 
-    cdef bint rebuild(self, double[::1] direction) except -1:
-        """The face of the positive variables; rebuilt by entering steps from one variable
-        per group when its KKT system is (nearly) singular."""
+    cdef bint usable(self, const intp[::1] face) except -1:
+        """Whether ``face`` (variables of this problem) can start the solve: distinct
+        variables within the capacity, every positive variable among them, and at least one
+        per group."""
+        cdef Py_ssize_t i, v, g, n = self.k + self.n_groups, covered = 0
+        cdef intp[::1] seen = np.zeros(n, dtype=np.intp)
+        cdef intp[::1] groups = np.zeros(self.n_groups, dtype=np.intp)
+        if face.shape[0] > self.capacity:
+            return False
+        for i in range(face.shape[0]):
+            v = face[i]
+            if v < 0 or v >= n or seen[v]:
+                return False
+            seen[v] = 1
+            g = self.var_group(v)
+            if not groups[g]:
+                groups[g] = 1
+                covered += 1
+        if covered < self.n_groups:
+            return False
+        for v in range(n):
+            if self.x[v] > 0.0 and not seen[v]:
+                return False
+        return True
+
+    cdef bint rebuild(self, double[::1] direction, last_face) except -1:
+        """The face of the last solve (``last_face``: its variables, inverse and update
+        count, or None) when it holds every positive variable; else the face of the
+        positive variables, rebuilt by entering steps from one variable per group when its
+        KKT system is (nearly) singular."""
         cdef Py_ssize_t v, g, n = self.k + self.n_groups
         cdef intp[::1] first = np.full(self.n_groups, -1, dtype=np.intp)
         self.m = 0
         for v in range(n):
             self.position[v] = -1
+        if last_face is not None and self.usable(last_face[0]):
+            self.load(last_face[0], last_face[1], last_face[2])
+            return True
         for v in range(n):
             if self.x[v] > 0.0 and self.m < self.capacity:
                 self.add(v)
-        if self.m < self.capacity and self.factor() > _SINGULAR:
+        if self.m < self.capacity and self.fresh() > _SINGULAR:
             return True
         for v in range(n):  # the largest variable of every group
             g = self.var_group(v)
@@ -471,7 +681,7 @@ cdef class _Solver:
             self.position[v] = -1
         for g in range(self.n_groups):
             self.add(first[g])
-        if self.factor() <= 0.0:
+        if self.fresh() <= 0.0:
             raise ActiveSetStuck
         for v in range(n):
             if self.x[v] > 0.0 and self.position[v] < 0:
@@ -482,16 +692,19 @@ cdef class _Solver:
 def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
                      const intp[::1] group, const double[::1] bounds, double[::1] alpha,
                      double abs_tol, double rel_tol, Py_ssize_t max_face,
-                     Py_ssize_t max_steps, check=None):
+                     Py_ssize_t max_steps, check=None, face=None):
     """Improve the feasible ``alpha`` in place until the duality gap of (D) is at most
-    ``abs_tol + rel_tol * |f(alpha)|``; return (steps, gap, f(alpha)).  Raise
+    ``abs_tol + rel_tol * |f(alpha)|``; return (steps, gap, f(alpha), the final face).  Raise
     ActiveSetStuck (alpha untouched) when ``max_steps`` steps did not reach the gap, no step
     was possible, or a face would exceed ``max_face`` variables (rank(G) + #groups bounds a
     nonsingular face).
 
     ``gram``: its leading K x K block is G (a buffer with spare capacity is fine);
     ``group[k]`` in 0..len(bounds)-1; ``check()``, if given, is called every step (the
-    caller's deadline: it raises to stop).
+    caller's deadline: it raises to stop).  ``face``: a final face this function returned
+    for a problem whose constraints 0..K-1 keep their Gram entries and whose groups are the
+    same (variables K..K+G-1 the groups' slacks), or None: the solve starts from it, without
+    forming its inverse afresh, when it holds every positive variable of ``alpha``.
     """
     cdef Py_ssize_t k = losses.shape[0], n_groups = bounds.shape[0], v, g, i, m
     cdef Py_ssize_t steps, entered = -1, refinements = 0
@@ -517,7 +730,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
             if mass[g] == 0.0:  # an empty group at a zero bound: nothing to optimise
                 raise ActiveSetStuck
     s.exact_gradient()
-    s.rebuild(direction)
+    s.rebuild(direction, face)
     for steps in range(1, max_steps + 1):
         if check is not None:
             check()
@@ -531,7 +744,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
         if gap <= abs_tol + rel_tol * fabs(objective):
             for v in range(k):
                 alpha[v] = s.x[v]
-            return steps, gap, objective
+            return steps, gap, objective, s.face_state()
         s.newton()
         entered = s.most_violated()
         if entered >= 0:
@@ -544,3 +757,31 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
         if refinements > _REFINEMENTS or not s.newton_step(direction, -1):
             raise ActiveSetStuck
     raise ActiveSetStuck
+
+
+def face_inverse_by_updates(const double[:, ::1] gram, const intp[::1] group,
+                            const double[::1] bounds, first, changes):
+    """(the inverse of a face's KKT system kept by updates, the same formed afresh, the
+    face's variables in order): the face starts as ``first`` (formed afresh), then each
+    variable of ``changes`` enters (bordering) when outside the face and leaves (deletion)
+    when in it.  What the tests compare; the solver's own path is the same calls."""
+    k, n_groups = gram.shape[0], bounds.shape[0]
+    cdef _Solver s = _Solver(gram, np.zeros(k), group, bounds, k + n_groups)
+    for v in first:
+        s.add(v)
+    if s.fresh() <= 0.0:
+        raise ActiveSetStuck
+    for v in changes:
+        if s.position[v] >= 0:
+            if not s.delete(s.position[v]):
+                raise ActiveSetStuck  # the smaller face is singular
+        elif not s.border(v):
+            raise ActiveSetStuck  # the larger face is singular
+    updated = np.array(s.face_state()[1])
+    n = s.m + n_groups
+    for i in range(n):
+        s.rhs[i] = float(i + 1)
+    s.solve()
+    solved = np.array(s.rhs[:n])
+    s.fresh()
+    return updated, np.array(s.face_state()[1]), np.array(s.face[:s.m]), solved

@@ -212,6 +212,10 @@ class _Run:
         self.history = []
         #: (P(w), w, max violation) of the best w measured so far
         self.best = (math.inf, self.w, math.inf)
+        #: w_best.a_k of every working-set constraint (None: not known yet)
+        self.best_margins = None
+        #: w.a_k of every working-set constraint at the oracle point w (None: not known)
+        self.oracle_margins = None
         #: the step from w_best towards the QP's solution of the next oracle point
         self.step = 1.0
         #: set by each iteration: a stopping rule holds
@@ -412,6 +416,7 @@ class BaseSSVM:
         run.w = w = self._oracle_point(run)  # _select and the cache read run.w
         at_qp = w is w_qp
         step = 1.0 if at_qp else run.step
+        run.oracle_margins = self._oracle_margins(run, w_qp, step)
         tick = time.perf_counter()
         new = self._constraint_without_oracle(run)
         run.finished = False
@@ -423,7 +428,7 @@ class BaseSSVM:
             self._observe(run, batch)
             oracle_seconds = time.perf_counter() - tick
             reg = run.regularized
-            primal = 0.5 * w[reg] @ w[reg] + batch.slack_cost(w, run.bounds)
+            primal = 0.5 * np.einsum("i,i", w[reg], w[reg]) + batch.slack_cost(w, run.bounds)
             if not math.isfinite(primal):
                 raise NonFiniteObjective("the objective overflowed the float range: feature "
                                          "values or C are too large (scale the features)")
@@ -438,6 +443,7 @@ class BaseSSVM:
             max_violation = max(float(excess), 0.0)
             if improved:
                 run.best = (primal, w, max_violation)
+                run.best_margins = run.oracle_margins
             # at a stabilised point whose rule holds at the best w, one more pass tries the
             # QP's solution (what the plain method returns); the best w is returned if the
             # rule does not hold there
@@ -449,13 +455,16 @@ class BaseSSVM:
         run.w = w_qp  # the next oracle point is chosen from the QP's solution
         if new is not None:
             run.working_set.add(*new)
+            if run.best_margins is not None:
+                run.best_margins = np.concatenate(
+                    [run.best_margins, np.einsum("ij,j->i", new[1], run.best[1])])
             tick = time.perf_counter()
             deadline = None if self.max_time is None or iteration == 1 else \
                 run.start + self.max_time
             solution = run.working_set.solve(self._qp_tolerance(run), deadline=deadline)
             qp_seconds = time.perf_counter() - tick
             run.w, run.dual = solution.w, solution.dual_objective
-            run.idle = self._prune(run.working_set, solution.alpha, run.idle)
+            self._prune(run, solution.alpha)
         record = IterationRecord(
             iteration=iteration, seconds=time.perf_counter() - run.start,
             primal_objective=primal, dual_objective=run.dual, max_violation=max_violation,
@@ -466,6 +475,20 @@ class BaseSSVM:
         run.oracle_seconds += oracle_seconds
         run.qp_seconds += qp_seconds
         return record
+
+    def _oracle_margins(self, run, w_qp, step):
+        """w_o.a_k of every constraint at the oracle point w_o = w_best + step (w_QP -
+        w_best), from those of w_best and w_QP (K alpha) without a pass over the
+        dim(w)-long rows; None where the formulation is not stabilised (at w_QP the
+        working set knows them)."""
+        if not self._stabilized():
+            return None
+        at_qp = run.working_set.margins(w_qp)
+        if step >= 1.0:
+            return at_qp
+        if run.best_margins is None:
+            run.best_margins = run.working_set.margins(run.best[1])
+        return run.best_margins + step * (at_qp - run.best_margins)
 
     def _oracle_point(self, run):
         """Where the oracle is called: the QP's solution run.w, or with a step below 1 the
@@ -547,23 +570,28 @@ class BaseSSVM:
             seconds=time.perf_counter() - run.start, oracle_seconds=run.oracle_seconds,
             qp_seconds=run.qp_seconds, history=run.history, rel_gap=self.rel_gap)
 
-    def _prune(self, working_set, alpha, idle):
-        """Update the idle counts (new constraints start at 0) and drop the constraints idle
-        for ``prune_after`` solves; return the counts of those kept.
+    def _prune(self, run, alpha):
+        """Update the idle counts run.idle (new constraints start at 0) and drop the
+        constraints idle for ``prune_after`` solves (run.idle and run.best_margins follow
+        the working set's new order).
 
-        Removal compacts the working set's dim(w)-long rows, so it waits until at least
-        1/_PRUNE_BATCH of the set (or 1 constraint) is due: a constraint may stay a few
+        Removal moves dim(w)-long rows and reorders the Gram matrix, so it waits until at
+        least 1/_PRUNE_BATCH of the set (or 1 constraint) is due: a constraint may stay a few
         solves longer than ``prune_after``, which leaves the QP's optimum unchanged (its
         multiplier is 0)."""
-        idle = np.concatenate([idle, np.zeros(len(alpha) - len(idle), dtype=np.int64)])
-        idle = np.where(alpha > 1e-10 * np.max(working_set.group_bounds), 0, idle + 1)
+        working_set = run.working_set
+        idle = np.concatenate([run.idle, np.zeros(len(alpha) - len(run.idle), dtype=np.int64)])
+        run.idle = idle = np.where(alpha > 1e-10 * np.max(working_set.group_bounds), 0,
+                                   idle + 1)
         if self.prune_after is None:
-            return idle
+            return
         keep = idle < self.prune_after
         if np.count_nonzero(~keep) < max(1, len(keep) // _PRUNE_BATCH):
-            return idle
-        working_set.remove(keep)
-        return idle[keep]
+            return
+        order = working_set.remove(keep)
+        run.idle = idle[order]
+        if run.best_margins is not None:
+            run.best_margins = run.best_margins[order]
 
 
 class NSlackSSVM(BaseSSVM):
@@ -579,7 +607,7 @@ class NSlackSSVM(BaseSSVM):
     def _select(self, run, batch, threshold):
         _check_per_example(batch)
         violations = np.maximum(batch.violations(run.w), 0.0)
-        excess_each = violations - run.working_set.slacks(run.w)
+        excess_each = violations - run.working_set.slacks(run.w, run.oracle_margins)
         chosen = np.flatnonzero(excess_each > threshold)
         new = (chosen, batch.dpsi[chosen], batch.loss[chosen]) if len(chosen) else None
         return new, excess_each.max()
@@ -628,7 +656,7 @@ class OneSlackSSVM(BaseSSVM):
     def _averaged(self, run, batch):
         """(the averaged constraint, its excess violation over the working set's slack)."""
         dpsi, loss, violation = batch.averaged(run.w, run.bounds)
-        excess = violation - run.working_set.slacks(run.w)[0]
+        excess = violation - run.working_set.slacks(run.w, run.oracle_margins)[0]
         return ([0], dpsi[None, :], [loss]), excess
 
     def _select(self, run, batch, threshold):

@@ -19,16 +19,18 @@ the old alpha is nearly optimal; an interior-point solve would cost O(K^3) per s
 scratch) and stopped at the duality gap it is given (the learners pass 1% of C * epsilon)
 or cvxopt's targets:
 
+- few groups (1-slack; at most _ACTIVE_SET_MAX_GROUPS) and a KKT system of at most
+  _ACTIVE_SET_MAX_SYSTEM rows: (D) by the active-set method of svmstruct_api._active_set,
+  which moves between nonsingular faces (at most rank(G) + #groups free multipliers) by
+  Newton steps and exchanges, keeping the inverse of the face's system by O(face^2)
+  updates, from one solve to the next (the face of the last solve is where the next one
+  starts).  Where K > dim(w) + #groups, G is rank-deficient: SMO crawls along its null
+  space, and cvxopt from scratch took most of the training time.  SMO takes over when the
+  active set runs out of steps or cannot move (see _methods).
 - K <= dim(w) + #groups: (D) by the SMO of svmstruct_api._simplex_qp.  SMO rounds
   alternate with a Newton step on the face its support spans; it hands over to cvxopt
   when its step budget runs out, when a round cannot move (rounding noise in an
   ill-conditioned Gram matrix) or when the gap stops decreasing.
-- K > dim(w) + #groups with few groups (1-slack at large C with few features; at most
-  _ACTIVE_SET_MAX_GROUPS): (D) by the active-set method of svmstruct_api._active_set,
-  which moves between nonsingular faces (at most rank(G) + #groups free multipliers) by
-  Newton steps and exchanges.  G is rank-deficient there: SMO crawls along its null space,
-  and cvxopt from scratch took most of the training time.  cvxopt takes over when the
-  active set runs out of steps or cannot move.
 - otherwise (n-slack's many groups), and for solver "cvxopt", by cvxopt, in whichever
   form has fewer variables ((P): dim(w) + #groups, (D): K), the other form's solution
   read off cvxopt's multipliers.  When cvxopt refuses one form (a singular KKT system) the
@@ -37,6 +39,14 @@ or cvxopt's targets:
   attempt is accepted and flagged instead, see QPSolution.status).  The primal form is
   only tried while its dense KKT system is small (dim(w) + #groups <=
   _MAX_PRIMAL_VARIABLES): with many features the dual is the form to solve.
+
+Products over the constraint rows and the Gram matrix are formed with ``np.einsum`` (one
+thread, no BLAS): a BLAS product wakes its thread pool, whose threads then spin beside the
+single-threaded oracle and solvers.  On the shared 2-core machine, while it was busy, a fit
+on the 5 10^4 x 10^5 sparse set at C = 100 took 4.4 s with OpenBLAS's threads and 1.0 s
+with one (alternating runs); when it was quieter the two were equal
+(benchmarks/results/solver_speed.md), and einsum's loops take about 1.6x BLAS's time for
+these products, which the passes saved elsewhere make up for.
 
 ``solve(deadline=)`` stops between SMO rounds, between active-set steps and before each
 cvxopt attempt once ``time.perf_counter()`` passes the deadline, raising QPTimeout (the
@@ -74,10 +84,14 @@ _SMO_STALLED_ROUNDS = 3
 _ACTIVE_SET_STEPS_PER_CONSTRAINT = 5
 _ACTIVE_SET_MIN_STEPS = 100
 #: ... and its scope: at most this many groups, and a KKT system of at most this many rows
+#: (its inverse, kept from solve to solve, is 18 MB at 1500)
 _ACTIVE_SET_MAX_GROUPS = 8
-_ACTIVE_SET_MAX_SYSTEM = 400
-#: ... and the support size up to which it is tried before SMO (_methods)
-_ACTIVE_SET_FAST_FACE = 200
+_ACTIVE_SET_MAX_SYSTEM = 1500
+#: ... and the support size up to which it is tried before SMO (_methods): all of its scope
+#: since its face and the inverse of its system carry over from one solve to the next (on
+#: the 10^4 x 2 10^4 sparse set at C = 1000 it took 138 s where SMO took 205 s, faces of
+#: 500 included)
+_ACTIVE_SET_FAST_FACE = 1500
 #: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
 _MAX_PRIMAL_VARIABLES = 4000
 
@@ -129,8 +143,13 @@ class WorkingSet:
         #: the leading constraints whose rows and columns of the Gram matrix are formed
         self._gram_size = 0
         self._gram_buffer = np.empty((0, 0))
-        #: (w, slacks at w) of the last solve, until the working set changes
+        #: (w, slacks at w, margins w.a_k or None) of the last solve, until the working
+        #: set changes
         self._solved = None
+        #: the final face of the last active-set solve, which the next one starts from:
+        #: (its constraints' indices, -1 - g for group g's slack; the inverse of its KKT
+        #: system; updates since that was formed; the groups in play), or None
+        self._face = None
         self._allocate(16)
 
     def _allocate(self, capacity):
@@ -186,10 +205,11 @@ class WorkingSet:
             self._gram_buffer = gram
         new = self._vector_buffer[g:end]
         if self._all_regularized:
-            rows = new @ self._vector_buffer[:end].T
+            rows = np.einsum("kj,ij->ki", new, self._vector_buffer[:end])
         else:
             reg = self.regularized
-            rows = new[:, reg] @ self._vector_buffer[:end, reg].T
+            rows = np.einsum("kj,ij->ki", new[:, reg],
+                             self._vector_buffer[:end, reg])
         self._gram_buffer[g:end, :end] = rows
         self._gram_buffer[:g, g:end] = rows[:, :g].T
         self._gram_size = end
@@ -205,11 +225,20 @@ class WorkingSet:
         return np.einsum("ij,ij->i", rows, rows)
 
     def _weights(self, alpha):
-        """w_R = sum_k alpha_k a_k[R] (0 elsewhere): one pass over the rows, no copy."""
+        """w_R = sum_k alpha_k a_k[R] (0 elsewhere), over the support of alpha only: with
+        a support below a third of the working set, reading those rows (a copy, then a
+        product: three row-lengths each) costs less than one pass over all of them."""
+        support = np.flatnonzero(alpha)
+        if 3 * len(support) < len(alpha):
+            rows, alpha = self._vector_buffer[support], alpha[support]
+            if not self._all_regularized:
+                rows = rows[:, self.regularized]
+        else:
+            rows = self._regularized_rows()
         if self._all_regularized:
-            return alpha @ self.vectors
+            return np.einsum("i,ij->j", alpha, rows)
         w = np.zeros(self.n_features)
-        w[self.regularized] = alpha @ self._regularized_rows()
+        w[self.regularized] = np.einsum("i,ij->j", alpha, rows)
         return w
 
     def add(self, groups, vectors, losses):
@@ -229,18 +258,49 @@ class WorkingSet:
         self._size = end
 
     def remove(self, keep):
-        """Keep only the constraints where the boolean mask ``keep`` is True."""
-        kept = np.flatnonzero(np.asarray(keep, dtype=bool))
-        self._solved = None
+        """Keep only the constraints where the boolean mask ``keep`` is True; return
+        ``order``, the old index of the constraint now at each position (kept constraints
+        may change places: per-constraint arrays kept by the caller follow with
+        ``array[order]``).
+
+        With the Gram matrix formed for every constraint, the kept constraints past the new
+        size fill the holes below it, so only as many dim(w)-long rows move as were removed
+        (a compaction in order moves every row after the first hole); otherwise the order
+        is kept, so that the formed constraints stay the leading ones.  The last solve's w
+        keeps its known margins and slacks."""
+        keep = np.asarray(keep, dtype=bool)
+        kept = np.flatnonzero(keep)
         m = len(kept)
-        self._vector_buffer[:m] = self._vector_buffer[kept]
-        formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
-        self._gram_buffer[:len(formed), :len(formed)] = self._gram_buffer[np.ix_(formed, formed)]
-        self._gram_size = len(formed)
-        self._loss_buffer[:m] = self._loss_buffer[kept]
-        self._group_buffer[:m] = self._group_buffer[kept]
-        self._alpha_buffer[:m] = self._alpha_buffer[kept]
+        if self._gram_size == self._size:
+            order = np.arange(m)
+            holes = np.flatnonzero(~keep[:m])
+            order[holes] = kept[kept >= m]
+            self._vector_buffer[holes] = self._vector_buffer[order[holes]]
+            self._gram_buffer[:m, :m] = self._gram_buffer[np.ix_(order, order)]
+            self._gram_size = m
+        else:
+            order = kept
+            self._vector_buffer[:m] = self._vector_buffer[kept]
+            formed = kept[kept < self._gram_size]  # sorted: they stay the leading constraints
+            self._gram_buffer[:len(formed), :len(formed)] = \
+                self._gram_buffer[np.ix_(formed, formed)]
+            self._gram_size = len(formed)
+        self._loss_buffer[:m] = self._loss_buffer[order]
+        self._group_buffer[:m] = self._group_buffer[order]
+        self._alpha_buffer[:m] = self._alpha_buffer[order]
         self._size = m
+        if self._face is not None:
+            new_index = np.full(len(keep), -1)
+            new_index[order] = np.arange(m)
+            ids = self._face[0]
+            moved = np.where(ids >= 0, new_index[np.maximum(ids, 0)], ids)
+            self._face = None if np.any((ids >= 0) & (moved < 0)) else \
+                (moved, *self._face[1:])
+        solved, self._solved = self._solved, None
+        if solved is not None and solved[2] is not None:
+            margins = solved[2][order]
+            self._solved = (solved[0], self.slacks(solved[0], margins), margins)
+        return order
 
     def rescale_bounds(self, group_bounds, factor):
         """Set the groups' bounds C_g to ``group_bounds``, each ``factor`` times the old one
@@ -258,19 +318,27 @@ class WorkingSet:
         slack = np.zeros(len(self.group_bounds))
         if len(self):
             if margins is None:
-                margins = self.vectors @ w
+                margins = np.einsum("ij,j->i", self.vectors, w)
             np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
+
+    def margins(self, w):
+        """w.a_k of every constraint: known without a pass over the rows for the last
+        solve's w (K alpha), else one pass."""
+        if self._solved is not None and w is self._solved[0] and self._solved[2] is not None:
+            return self._solved[2].copy()
+        return np.einsum("ij,j->i", self.vectors, w)
 
     def _dual_solution(self, alpha, form):
         """The QPSolution of multipliers alpha of (D) found with the Gram matrix formed:
         w = sum_k alpha_k a_k[R], and its margins w.a_k = (K alpha)_k without touching the
         dim(w)-long rows again when every component is regularised."""
         w = self._weights(alpha)
-        margins = self._gram_buffer[:len(self), :len(self)] @ alpha \
+        margins = np.einsum("ij,j->i", self._gram_buffer[:len(self), :len(self)], alpha) \
             if self._all_regularized else None
         slack = self.slacks(w, margins)
-        self._solved = (w, slack.copy())  # exact slacks at w: slacks(w) returns them
+        # exact slacks and margins at w: slacks(w) and margins(w) return them
+        self._solved = (w, slack.copy(), margins)
         return self._solution(w, alpha, slack, form, "optimal", 0.0)
 
     def solve(self, gap_tolerance=None, deadline=None):
@@ -303,8 +371,8 @@ class WorkingSet:
         set: the active set first where its KKT systems stay small (few groups, and a warm
         start whose support has at most _ACTIVE_SET_FAST_FACE multipliers -- SMO crawls on
         the ill-conditioned Gram matrices of near-parallel cuts, where the active set takes
-        a few exact steps), or where K > dim(w) + #groups (a rank-deficient G); SMO first
-        otherwise (a large face costs the active set O(face^3) per step); each the other's
+        a few exact steps of O(face^2) each, from the last solve's face), or where
+        K > dim(w) + #groups (a rank-deficient G); SMO first otherwise; each the other's
         fallback."""
         smo = [self._solve_smo] if self._dual_is_smaller() else []
         if not self._active_set_is_small():
@@ -320,9 +388,9 @@ class WorkingSet:
         return len(self) <= self.n_features + len(np.unique(self.groups))
 
     def _active_set_is_small(self):
-        """The active-set method refactors a KKT system of up to rank(G) + 2 #groups rows
-        every step: cheap for few groups (1-slack), not for n-slack's hundreds of groups,
-        where cvxopt's primal is faster."""
+        """The active-set method keeps the inverse of a KKT system of up to
+        rank(G) + 2 #groups rows: cheap for few groups (1-slack), not for n-slack's hundreds
+        of groups, where cvxopt's primal is faster."""
         n_groups = len(np.unique(self.groups))
         face = min(len(self), int(self.regularized.sum()) + n_groups)
         return n_groups <= _ACTIVE_SET_MAX_GROUPS and face + n_groups <= _ACTIVE_SET_MAX_SYSTEM
@@ -372,15 +440,29 @@ class WorkingSet:
         active_groups, group_index = np.unique(self.groups, return_inverse=True)
         k = len(self)
         try:
-            active_set_solve(
+            *_, face = active_set_solve(
                 self._gram_buffer, self.losses, group_index.astype(np.intp),
                 self.group_bounds[active_groups], alpha, abs_gap, rel_gap,
                 int(self.regularized.sum()) + len(active_groups),
                 _ACTIVE_SET_STEPS_PER_CONSTRAINT * k + _ACTIVE_SET_MIN_STEPS,
-                None if deadline is None else lambda: _check_deadline(deadline))
+                None if deadline is None else lambda: _check_deadline(deadline),
+                self._last_face(active_groups))
         except ActiveSetStuck:
             return None
+        variables, inverse, updates = face
+        # a group's slack is variable K + g of this solve: kept as -1 - g, which does not
+        # change as constraints come and go
+        self._face = (np.where(variables < k, variables, k - 1 - variables), inverse, updates,
+                      active_groups)
         return self._dual_solution(alpha, "active-set")
+
+    def _last_face(self, active_groups):
+        """The final face of the last active-set solve in this solve's variables (None when
+        there is none, or the groups in play have changed)."""
+        if self._face is None or not np.array_equal(self._face[3], active_groups):
+            return None
+        ids, inverse, updates, _ = self._face
+        return np.where(ids >= 0, ids, len(self) - 1 - ids).astype(np.intp), inverse, updates
 
     def _newton_polish(self, alpha, group_index, bounds):
         """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
@@ -388,7 +470,7 @@ class WorkingSet:
         if len(idx) == 0:
             return
         gram = self._gram
-        grad = self.losses - gram @ alpha
+        grad = self.losses - np.einsum("ij,j->i", gram, alpha)
         mass = np.bincount(group_index, alpha, len(bounds))
         groups = group_index[idx]
         tight = np.unique(groups[bounds[groups] - mass[groups] <= 1e-9 * bounds[groups]])
@@ -526,12 +608,13 @@ class WorkingSet:
         (cvxopt's primal form: its w need not be exactly sum_k alpha_k a_k)."""
         reg = self.regularized
         if self._gram_size == len(self):
-            quadratic = alpha @ (self._gram_buffer[:len(self), :len(self)] @ alpha)
+            k = len(self)
+            quadratic = np.einsum("i,ij,j", alpha, self._gram_buffer[:k, :k], alpha)
         else:
             w_reg = alpha @ self._regularized_rows()
             quadratic = w_reg @ w_reg
         dual = float(alpha @ self.losses - 0.5 * quadratic)
-        primal = float(0.5 * w[reg] @ w[reg] + self.group_bounds @ slack)
+        primal = float(0.5 * np.einsum("i,i", w[reg], w[reg]) + self.group_bounds @ slack)
         return QPSolution(w=w, alpha=alpha, slack=slack, dual_objective=dual,
                           primal_objective=primal, form=form, status=status, ridge=ridge)
 

@@ -427,10 +427,10 @@ def test_max_time_is_honoured_inside_the_active_set(monkeypatch):
     real = qp_module.active_set_solve
 
     def crawl(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_face, max_steps,
-              check=None):
+              check=None, face=None):
         if len(losses) < 2 or check is None:
             return real(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_face,
-                        max_steps, check)
+                        max_steps, check, face)
         for _ in range(100_000):
             time.sleep(0.002)
             check()

@@ -242,3 +242,71 @@ def test_one_slack_at_large_C_reaches_the_cvxopt_optimum(monkeypatch, C, cache_s
     for result in (smo, cvx):
         assert result.primal_objective <= max(smo.dual_objective, cvx.dual_objective) \
             + 1.01 * C * eps * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_face_inverse_updates_equal_a_fresh_factorisation(seed):
+    """The inverse of the face's KKT system kept by bordering and deletion equals the one
+    formed afresh after a random sequence of entering and leaving variables (multipliers
+    and slacks, 1-3 groups), and solving with it equals numpy's solve; sequences that pass
+    through a singular face are refused (ActiveSetStuck), never answered wrongly."""
+    from svmstruct_api._active_set import face_inverse_by_updates
+
+    rng = np.random.default_rng(seed)
+    k, d, n_groups = int(rng.integers(3, 15)), int(rng.integers(15, 25)), int(rng.integers(1, 4))
+    vectors = rng.normal(size=(k, d))
+    gram = vectors @ vectors.T
+    group = rng.integers(0, n_groups, k).astype(np.intp)
+    group[:n_groups] = np.arange(n_groups)
+    changes = rng.integers(0, k + n_groups, 12)
+    try:
+        updated, fresh, face, solved = face_inverse_by_updates(
+            gram, group, np.ones(n_groups), np.arange(n_groups), changes)
+    except ActiveSetStuck:
+        return
+    m = len(face)
+    kkt = np.zeros((m + n_groups, m + n_groups))  # face variables first, then the groups
+    for i, u in enumerate(face):
+        for j, v in enumerate(face):
+            kkt[i, j] = gram[u, v] if u < k and v < k else 0.0
+        g = group[u] if u < k else u - k
+        kkt[i, m + g] = kkt[m + g, i] = 1.0
+    np.testing.assert_allclose(updated, fresh, atol=1e-9 * np.abs(fresh).max())
+    np.testing.assert_allclose(solved, np.linalg.solve(kkt, np.arange(1.0, m + n_groups + 1)),
+                               atol=1e-9 * np.abs(solved).max())
+
+
+def test_the_next_solve_starts_from_the_last_face():
+    """Constraints added and removed between solves: each active-set solve after the first
+    starts from the last solve's face (kept, its indices following the removals) and
+    reaches cvxopt's optimum, as a solve that forms its face afresh does."""
+    rng = np.random.default_rng(12)
+    vectors, losses = rng.normal(size=(60, 30)), rng.uniform(0, 1, 60)
+    groups = np.zeros(60, dtype=int)
+    ws = WorkingSet(30, [50.0])
+    started_from = []
+    real = qp_module.active_set_solve
+
+    def recording(*args):
+        started_from.append(args[-1] is not None)
+        return real(*args)
+
+    for a in range(0, 60, 10):
+        ws.add(groups[a:a + 10], vectors[a:a + 10], losses[a:a + 10])
+        if a == 30:
+            face = ws._face[0]
+            rows = ws.vectors[face[face >= 0]].copy()
+            ws.remove((ws.alpha > 0) | (rng.random(len(ws)) < 0.5))  # the face stays
+            # the kept face names the same constraints at their new places
+            np.testing.assert_array_equal(ws.vectors[ws._face[0][ws._face[0] >= 0]], rows)
+        qp_module.active_set_solve, saved = recording, qp_module.active_set_solve
+        try:
+            solution = ws.solve(gap_tolerance=1e-10)
+        finally:
+            qp_module.active_set_solve = saved
+        assert solution.form == "active-set"
+        fresh = WorkingSet(30, [50.0], solver="cvxopt")
+        fresh.add(ws.groups, ws.vectors, ws.losses)
+        reference = fresh.solve()
+        assert solution.dual_objective == pytest.approx(reference.dual_objective, rel=1e-7)
+    assert started_from[0] is False and all(started_from[1:])

@@ -171,3 +171,35 @@ def test_stabilised_oracle_points_reach_the_plain_methods_optimum(monkeypatch, C
     assert abs(stabilised.primal_objective - plain.primal_objective) <= \
         max(stabilised.duality_gap, 0) + max(plain.duality_gap, 0) + 1.01 * C * (
             rules["epsilon"] or 0.0) + 1e-12 * C
+
+
+def test_oracle_point_margins_without_a_pass_equal_the_rows(monkeypatch):
+    """The margins w_o.a_k at a stabilised oracle point, formed from those of w_best and of
+    the QP's solution (kept through additions and pruning), equal the rows' products at
+    w_o; the run that uses them (prune_after=2: many removals) reaches the plain method's
+    optimum within both certified gaps."""
+    from svmstruct_api.learner import OneSlackSSVM
+
+    X, y, qid = random_collection(seed=4, n_queries=20, docs=(5, 25), n_features=10,
+                                  rate=0.3)
+    plugin = _plugin(X, y, qid)
+    checked = []
+    formed = OneSlackSSVM._oracle_margins
+
+    def checking(self, run, w_qp, step):
+        margins = formed(self, run, w_qp, step)
+        if margins is None:  # the plain method below: the working set computes them
+            return margins
+        np.testing.assert_allclose(margins, run.working_set.vectors @ run.w, rtol=1e-9,
+                                   atol=1e-9 * max(1.0, np.abs(margins).max(initial=0.0)))
+        checked.append(step)
+        return margins
+
+    monkeypatch.setattr(OneSlackSSVM, "_oracle_margins", checking)
+    result = make_learner("1-slack", C=1000.0, epsilon=None, rel_gap=1e-7,
+                          prune_after=2).fit(plugin)
+    assert result.converged and min(checked) < 1.0
+    monkeypatch.setattr(OneSlackSSVM, "_stabilized", lambda self: False)
+    plain = make_learner("1-slack", C=1000.0, epsilon=None, rel_gap=1e-7).fit(plugin)
+    assert abs(result.primal_objective - plain.primal_objective) <= \
+        max(result.duality_gap, 0) + max(plain.duality_gap, 0) + 1e-12 * 1000.0

@@ -79,10 +79,28 @@ def test_incremental_gram_matrix_and_removal():
     ws.add([0, 1], rng.normal(size=(2, 3)), [0.3, 0.4])
     np.testing.assert_allclose(ws._gram, ws.vectors @ ws.vectors.T)
     keep = np.arange(len(ws)) % 3 != 0
-    vectors = ws.vectors[keep]
-    ws.remove(keep)
-    np.testing.assert_allclose(ws.vectors, vectors)
-    np.testing.assert_allclose(ws._gram, vectors @ vectors.T)
+    vectors, losses, groups = ws.vectors.copy(), ws.losses.copy(), ws.groups.copy()
+    order = ws.remove(keep)
+    # the kept constraints, each once, with its own loss and group, in the order returned
+    assert sorted(order) == list(np.flatnonzero(keep))
+    np.testing.assert_array_equal(ws.vectors, vectors[order])
+    np.testing.assert_array_equal(ws.losses, losses[order])
+    np.testing.assert_array_equal(ws.groups, groups[order])
+    np.testing.assert_allclose(ws._gram, ws.vectors @ ws.vectors.T)
+
+
+def test_removal_keeps_the_last_solutions_margins_and_slacks():
+    """After a removal, margins(w) and slacks(w) of the last solve's w come without a pass
+    over the rows: they must equal those computed from the rows."""
+    rng = np.random.default_rng(5)
+    ws = WorkingSet(4, [1.0, 2.0])
+    ws.add(rng.integers(0, 2, 12), rng.normal(size=(12, 4)), rng.random(12))
+    w = ws.solve().w
+    ws.remove(rng.random(12) < 0.6)
+    np.testing.assert_allclose(ws.margins(w), ws.vectors @ w, atol=1e-12)
+    expected = np.zeros(2)
+    np.maximum.at(expected, ws.groups, ws.losses - ws.vectors @ w)
+    np.testing.assert_allclose(ws.slacks(w), expected, atol=1e-12)
 
 
 def test_gram_matrix_is_formed_on_demand_and_only_there():
