@@ -15,6 +15,10 @@
 // each chunk counted and parsed into its own slice of the caller's arrays (sized by the
 // chunks' counts), and the slices merged in order: the same arrays, line numbers and byte
 // ranges as one pass over the whole text.
+//
+// A file is parsed block by block (svmmap._svmlight_reader.CSRBuilder): each block ends at a
+// line end, and its rows are appended to arrays that grow with realloc, so that the text is
+// never held whole.
 #pragma once
 
 #include <charconv>
@@ -134,11 +138,12 @@ struct Lines {
 
 // Parse text[0:n].  indptr has room for count().newlines + 2 entries, indices / values for
 // count().colons; limit is the largest feature index accepted, max_abs the largest magnitude of
-// a feature value.  Zero values are not stored.
+// a feature value.  Zero values are not stored; values are stored as Value (double, or float:
+// the double rounded to float, as numpy's astype rounds it).
 // with_qid false: lines are "<label> <index>:<value> ..." (queries come from a group file).
-template <typename Index>
+template <typename Index, typename Value>
 void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool with_qid,
-           Index* indptr, Index* indices, double* values, Lines* out) {
+           Index* indptr, Index* indices, Value* values, Lines* out) {
     const char* p = text;
     const char* end = text + n;
     const uint64_t index_max = uint64_t(std::numeric_limits<Index>::max());
@@ -213,7 +218,7 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
                     return;
                 }
                 indices[nnz] = Index(index - 1);
-                values[nnz] = value;
+                values[nnz] = Value(value);
                 ++nnz;
             }
         }
@@ -270,14 +275,15 @@ inline std::vector<Counts> count_chunks(const char* text, const std::vector<int6
 // from col_off[c] (running sums of their colons); the merge moves them down to close the
 // gaps (every destination at or before its source) and fills `out` as parse() would have:
 // global line numbers and byte ranges, the first rejected line, an index overflow anywhere.
-template <typename Index>
+template <typename Index, typename Value>
 void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t limit,
-                  double max_abs, bool with_qid, Index* indptr, Index* indices, double* values,
+                  double max_abs, bool with_qid, Index* indptr, Index* indices, Value* values,
                   const std::vector<int64_t>& row_off, const std::vector<int64_t>& col_off,
                   int n_threads, Lines* out) {
     const int64_t k = int64_t(bounds.size()) - 1;
     if (k == 1) {  // one chunk: straight into the output, nothing to merge
-        parse<Index>(text, bounds[1], limit, max_abs, with_qid, indptr, indices, values, out);
+        parse<Index, Value>(text, bounds[1], limit, max_abs, with_qid, indptr, indices, values,
+                            out);
         return;
     }
     std::vector<Lines> parts(static_cast<size_t>(k));
@@ -287,9 +293,9 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
 #pragma omp parallel for schedule(static, 1) num_threads(n_threads)
     for (int64_t c = 0; c < k; ++c) {
         try {
-            parse<Index>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs, with_qid,
-                         indptr + row_off[c], indices + col_off[c], values + col_off[c],
-                         &parts[c]);
+            parse<Index, Value>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs,
+                                with_qid, indptr + row_off[c], indices + col_off[c],
+                                values + col_off[c], &parts[c]);
         } catch (const std::bad_alloc&) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -315,7 +321,7 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
             indptr[rows + i] = Index(nnz + int64_t(indptr[row_off[c] + i]));
         if (part.nnz) {
             std::memmove(indices + nnz, indices + col_off[c], size_t(part.nnz) * sizeof(Index));
-            std::memmove(values + nnz, values + col_off[c], size_t(part.nnz) * sizeof(double));
+            std::memmove(values + nnz, values + col_off[c], size_t(part.nnz) * sizeof(Value));
         }
         out->labels.insert(out->labels.end(), part.labels.begin(), part.labels.end());
         out->qid_int.insert(out->qid_int.end(), part.qid_int.begin(), part.qid_int.end());
