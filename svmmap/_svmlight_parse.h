@@ -21,6 +21,8 @@
 // never held whole.
 #pragma once
 
+#include <dlfcn.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +35,23 @@
 #include <vector>
 
 namespace svmlight {
+
+// tracemalloc's PyTraceMalloc_Track / _Untrack, looked up in the running interpreter (Python
+// 3.11's header declares them without C linkage for C++): the reader's arrays are malloc'd,
+// and reported to tracemalloc as numpy reports its own.  Without the interpreter's symbols,
+// nothing is reported.
+inline void trace_track(unsigned domain, uintptr_t ptr, size_t size) {
+    using Track = int (*)(unsigned, uintptr_t, size_t);
+    static Track track = reinterpret_cast<Track>(dlsym(RTLD_DEFAULT, "PyTraceMalloc_Track"));
+    if (track) track(domain, ptr, size);
+}
+
+inline void trace_untrack(unsigned domain, uintptr_t ptr) {
+    using Untrack = int (*)(unsigned, uintptr_t);
+    static Untrack untrack =
+        reinterpret_cast<Untrack>(dlsym(RTLD_DEFAULT, "PyTraceMalloc_Untrack"));
+    if (untrack) untrack(domain, ptr);
+}
 
 inline bool is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||

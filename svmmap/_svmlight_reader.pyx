@@ -15,13 +15,23 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
 
 cnp.import_array()
+
+cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
+    void PyTraceMalloc_Track "svmlight::trace_track"(unsigned int domain, uintptr_t ptr,
+                                                     size_t size)
+    void PyTraceMalloc_Untrack "svmlight::trace_untrack"(unsigned int domain, uintptr_t ptr)
+
+#: the tracemalloc domain of the arrays' memory (numpy's, which tracemalloc counts as numpy's
+#: own arrays): what is written, not the capacity reserved (whose untouched pages cost
+#: nothing)
+cdef unsigned int TRACE_DOMAIN = 389047
 
 cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
     cdef cppclass Counts:
@@ -93,7 +103,9 @@ def is_ascii(const unsigned char[::1] text):
 
 
 cdef void _free_capsule(object capsule) noexcept:
-    free(PyCapsule_GetPointer(capsule, NULL))
+    cdef void* data = PyCapsule_GetPointer(capsule, NULL)
+    PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>data)
+    free(data)
 
 
 cdef class _Growable:
@@ -110,6 +122,8 @@ cdef class _Growable:
         self.size = self.capacity = 0
 
     def __dealloc__(self):
+        if self.data != NULL:
+            PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
         free(self.data)
 
     cdef void reserve(self, int64_t n) except *:
@@ -120,8 +134,16 @@ cdef class _Growable:
         cdef char* grown = <char*>realloc(self.data, capacity * self.itemsize)
         if grown == NULL:
             raise MemoryError()
+        if self.data != NULL:
+            PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
         self.data = grown
         self.capacity = capacity
+        self.resize(self.size)
+
+    cdef void resize(self, int64_t size) noexcept:
+        """Hold ``size`` items (within the capacity)."""
+        self.size = size
+        PyTraceMalloc_Track(TRACE_DOMAIN, <uintptr_t>self.data, max(size, 1) * self.itemsize)
 
     cdef object view(self, int64_t start, int64_t stop):
         """items[start:stop] as an ndarray sharing the memory (valid until the next
@@ -135,7 +157,9 @@ cdef class _Growable:
         them; the _Growable is empty afterwards."""
         cdef char* shrunk = <char*>realloc(self.data, max(self.size, 1) * self.itemsize)
         if shrunk != NULL:
+            PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
             self.data = shrunk
+            self.resize(self.size)
         capsule = PyCapsule_New(self.data, NULL, <void (*)(object) noexcept>_free_capsule)
         result = self.view(0, self.size)
         cnp.set_array_base(result, capsule)
@@ -147,7 +171,7 @@ cdef class _Growable:
         """A copy with int64 items (the same values)."""
         cdef _Growable wide = _Growable(np.int64)
         wide.reserve(max(self.capacity, 1))
-        wide.size = self.size
+        wide.resize(self.size)
         wide.view(0, self.size)[:] = self.view(0, self.size)
         return wide
 
@@ -174,7 +198,7 @@ cdef class CSRBuilder:
         self.values = _Growable(np.float32 if self.single else np.float64)
         self.indptr.reserve(1)
         self.indptr.view(0, 1)[0] = 0
-        self.indptr.size = 1
+        self.indptr.resize(1)
         self.rows = self.nnz = 0
         self.max_index = 0
 
@@ -291,8 +315,9 @@ cdef class CSRBuilder:
         pointer += self.nnz
         self.rows += rows
         self.nnz += nnz
-        self.indptr.size = self.rows + 1
-        self.indices.size = self.values.size = self.nnz
+        self.indptr.resize(self.rows + 1)
+        self.indices.resize(self.nnz)
+        self.values.resize(self.nnz)
 
     def append(self, indptr, indices, values, max_index):
         """Append rows given as CSR arrays (``indptr`` from 0; ``indices`` 0-based, none above

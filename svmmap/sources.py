@@ -45,6 +45,8 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 INDEX_HEAD_BYTES = 1 << 16
+#: the first block of a data file (Source.blocks)
+MIN_BLOCK_BYTES = 1 << 18
 
 
 def split_lines(text):
@@ -110,13 +112,17 @@ class Source:
             self._view = memoryview(self._head)
         return self._view
 
-    def blocks(self, size):
-        """Yield the bytes in memoryviews of at least ``size`` bytes (but the last), each
-        ending at a line end (``\\n``, ``\\r\\n`` or ``\\r``) or at the end of the bytes; a
-        view is valid until the next is asked for.  Reads the stream once."""
+    def blocks(self, size, first=MIN_BLOCK_BYTES):
+        """Yield the bytes in memoryviews ending at a line end (``\\n``, ``\\r\\n`` or
+        ``\\r``) or at the end of the bytes, each a view of a buffer that holds at most a
+        line more than ``size`` bytes; a view is valid until the next is asked for.  The
+        buffer starts at ``first`` bytes and doubles while it is less than an eighth of the
+        bytes read (up to ``size``): a small file is not read into a large buffer.  Reads
+        the stream once."""
         filled = len(self._head)
-        buffer = self._head + bytes(max(size - filled, 0))
+        buffer = self._head + bytes(max(min(first, size) - filled, 0))
         self._head = bytearray()
+        done = 0
         while True:
             filled += self._read_into(buffer, filled)
             cut = filled if self._eof else whole_lines(buffer, filled)
@@ -130,6 +136,9 @@ class Source:
                 return
             buffer[:filled - cut] = buffer[cut:filled]
             filled -= cut
+            done += cut
+            if len(buffer) < size and len(buffer) * 8 < done:
+                buffer += bytes(min(len(buffer), size - len(buffer)))
 
     def _fill_head(self, size):
         """Read until the head holds ``size`` bytes or the stream ends."""
