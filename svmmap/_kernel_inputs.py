@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
-CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 data; indices and indptr
+CSRArrays.__doc__ = """A CSR matrix as the kernels read it: float64 or float32 data (read in
+place, summed in float64); indices and indptr
 both int32 or both intp (the kernels take either, so scipy's int32 arrays are read in
 place)."""
 
@@ -15,17 +16,17 @@ ConstraintInputs = namedtuple(
     ["is_csr", "n_features", "dense", "data", "indices", "indptr", "w", "relevant", "ptr",
      "gains"])
 ConstraintInputs.__doc__ = """The checked inputs of a fused constraint pass
-(``_query_core.constraints_pass``): X either dense (C-contiguous float64, raveled) or as CSR
-arrays, the unused layout's arrays (and an empty w) replaced by one-element placeholders so
-that every buffer has an address; ``gains`` (float64, one per document) or None for the losses
-that do not need graded gains."""
+(``_query_core.constraints_pass``): X either dense (C-contiguous float64 or float32, raveled)
+or as CSR arrays, the unused layout's arrays (and an empty w) replaced by one-element
+placeholders so that every buffer has an address; ``gains`` (float64, one per document) or
+None for the losses that do not need graded gains."""
 
 
 def csr_for_kernels(X):
     """The arrays of a sparse X in the form the fused constraint passes read: X's own arrays
-    when they already are (float64 data, int32 or intp indices and indptr of one type, sorted
-    indices), otherwise the converted copies -- never more than needed."""
-    if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
+    when they already are (float64 or float32 data, int32 or intp indices and indptr of one
+    type, sorted indices), otherwise the converted copies -- never more than needed."""
+    if not (sp.issparse(X) and X.format == "csr" and X.dtype in (np.float64, np.float32)):
         X = sp.csr_matrix(X, dtype=np.float64)
     if not X.has_sorted_indices:
         X = X.sorted_indices()
@@ -35,6 +36,11 @@ def csr_for_kernels(X):
     return CSRArrays(np.ascontiguousarray(X.data),
                      np.ascontiguousarray(X.indices, dtype=index_type),
                      np.ascontiguousarray(X.indptr, dtype=index_type), X.shape)
+
+
+def _value_type(X):
+    """The storage the kernels read X's values in: float32 when X's are, else float64."""
+    return np.float32 if X.dtype == np.float32 else np.float64
 
 
 def checked_offsets(relevant, ptr):
@@ -59,7 +65,8 @@ def checked_query_arrays(scores, relevant, ptr):
 
 
 def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
-    """ConstraintInputs of X (a float64 ndarray, or the CSRArrays of ``csr_for_kernels``), w,
+    """ConstraintInputs of X (a float64 or float32 ndarray, or the CSRArrays of
+    ``csr_for_kernels``), w,
     the relevance flags, the query offsets and the optional per-document gains, checked to fit
     together."""
     is_csr = isinstance(X, CSRArrays)
@@ -76,7 +83,7 @@ def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
         indices = X.indices if has_data else np.zeros(1, dtype=X.indices.dtype)
         indptr = X.indptr
     else:
-        dense = np.ascontiguousarray(X, dtype=np.float64).ravel()
+        dense = np.ascontiguousarray(X, dtype=_value_type(X)).ravel()
         if not len(dense):
             dense = empty
         data, indices, indptr = empty, empty_index, empty_index
