@@ -128,17 +128,42 @@ def per_query_normalized(X, ptr):
         return bool(np.all(low == 0) and np.all((high == 0) | (high == 1))
                     and np.any(high == 1))
     X = sp.csr_matrix(X)
+    if X.data.size and (X.data.min() < 0 or X.data.max() > 1):
+        return False
+    # queries a chunk at a time: the temporaries are in proportion to a chunk's non-zero
+    # values, not to X's
+    ends = X.indptr[ptr]  # the non-zero values before each query
+    any_group, first = False, 0
+    while first < len(sizes):
+        last = max(first + 1, int(np.searchsorted(ends, ends[first] + _CHUNK_VALUES,
+                                                  side="right")) - 1)
+        rows = slice(ptr[first], ptr[last])
+        groups = _column_groups(X[rows], sizes[first:last])
+        if groups is not None:
+            if not groups:
+                return False
+            any_group = True
+        first = last
+    return any_group
+
+
+#: non-zero values per chunk of queries in per_query_normalized (its temporaries: about 60
+#: bytes each)
+_CHUNK_VALUES = 1 << 20
+
+
+def _column_groups(X, sizes):
+    """For the queries of a CSR X (``sizes`` documents each, in order): None when no query of
+    at least two documents has a non-zero value, else whether every (query, column) group of
+    their non-zero values has maximum 1 and a zero in the column."""
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     cols, values = X.indices, X.data
-    if values.size and (values.min() < 0 or values.max() > 1):
-        return False
     nonzero = values != 0
     query = np.repeat(np.arange(len(sizes)), sizes)[rows[nonzero]]
     keep = sizes[query] >= 2  # a query of one document has nothing to normalise
     query, cols, values = query[keep], cols[nonzero][keep], values[nonzero][keep]
     if values.size == 0:
-        return False  # no maximum 1 anywhere
-    # (query, column) groups of the non-zero values: maximum 1, and a zero in the column
+        return None
     keys = query.astype(np.int64) * X.shape[1] + cols
     order = np.argsort(keys, kind="stable")
     keys, values, query = keys[order], values[order], query[order]

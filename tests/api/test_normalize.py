@@ -7,6 +7,7 @@ per-query normalised MQ2008 is recognised as such."""
 import shutil
 import subprocess
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -124,3 +125,5 @@ def test_per_query_normalized_matches_its_definition(sizes, d, data):
     expected = _brute_per_query(X, ptr)
     assert per_query_normalized(X, ptr) == expected
     assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
+    with mock.patch("svmmap.normalize._CHUNK_VALUES", 2):  # a chunk of queries at a time
+        assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
