@@ -116,28 +116,32 @@ class Source:
         """Yield the bytes in memoryviews ending at a line end (``\\n``, ``\\r\\n`` or
         ``\\r``) or at the end of the bytes, each a view of a buffer that holds at most a
         line more than ``size`` bytes; a view is valid until the next is asked for.  The
-        buffer starts at ``first`` bytes and doubles while it is less than an eighth of the
+        buffer starts at ``first`` bytes and doubles while it is less than a sixteenth of the
         bytes read (up to ``size``): a small file is not read into a large buffer.  Reads
         the stream once."""
-        filled = len(self._head)
-        buffer = self._head + bytes(max(min(first, size) - filled, 0))
-        self._head = bytearray()
-        done = 0
+        head, self._head = self._head, bytearray()  # read before the rest of the stream
+        buffer = bytearray(max(min(first, size), 1))
+        filled = taken = done = 0
         while True:
-            filled += self._read_into(buffer, filled)
-            cut = filled if self._eof else whole_lines(buffer, filled)
-            if cut == 0 and not self._eof:  # a line longer than the buffer
+            n = min(len(head) - taken, len(buffer) - filled)
+            buffer[filled:filled + n] = head[taken:taken + n]
+            filled, taken = filled + n, taken + n
+            if taken == len(head):
+                filled += self._read_into(buffer, filled)
+            at_end = self._eof and taken == len(head)
+            cut = filled if at_end else whole_lines(buffer, filled)
+            if cut == 0 and not at_end:  # a line longer than the buffer
                 buffer += bytes(len(buffer))
                 continue
             if cut:
                 with memoryview(buffer) as whole, whole[:cut] as block:
                     yield block
-            if self._eof and cut == filled:
+            if at_end and cut == filled:
                 return
             buffer[:filled - cut] = buffer[cut:filled]
             filled -= cut
             done += cut
-            if len(buffer) < size and len(buffer) * 8 < done:
+            if len(buffer) < size and len(buffer) * 16 < done:
                 buffer += bytes(min(len(buffer), size - len(buffer)))
 
     def _fill_head(self, size):
@@ -196,6 +200,8 @@ class Source:
 def whole_lines(data, n, start=0):
     """The end of the last line end in data[start:n] (n > start) that more bytes after n
     cannot change (a '\\r' as the last byte may be half of "\\r\\n"); ``start`` if none."""
+    if n <= start:
+        return start
     return max(data.rfind(b"\n", start, n), data.rfind(b"\r", start, n - 1), start - 1) + 1
 
 
