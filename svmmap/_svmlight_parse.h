@@ -22,6 +22,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <charconv>
 #include <cmath>
@@ -44,6 +45,17 @@ inline void trace_track(unsigned domain, uintptr_t ptr, size_t size) {
     using Track = int (*)(unsigned, uintptr_t, size_t);
     static Track track = reinterpret_cast<Track>(dlsym(RTLD_DEFAULT, "PyTraceMalloc_Track"));
     if (track) track(domain, ptr, size);
+}
+
+// Ask for transparent huge pages on a large block of memory, as numpy does for its arrays of
+// 4 MiB or more (fewer page faults while the block is first written).
+inline void advise_huge_pages(void* data, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    if (bytes < (size_t(1) << 22)) return;
+    uintptr_t start = (reinterpret_cast<uintptr_t>(data) + 4095) & ~uintptr_t(4095);
+    uintptr_t end = reinterpret_cast<uintptr_t>(data) + bytes;
+    if (end > start) madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+#endif
 }
 
 inline void trace_untrack(unsigned domain, uintptr_t ptr) {

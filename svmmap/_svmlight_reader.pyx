@@ -27,6 +27,7 @@ cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
     void PyTraceMalloc_Track "svmlight::trace_track"(unsigned int domain, uintptr_t ptr,
                                                      size_t size)
     void PyTraceMalloc_Untrack "svmlight::trace_untrack"(unsigned int domain, uintptr_t ptr)
+    void advise_huge_pages(void* data, size_t bytes)
 
 #: the tracemalloc domain of the arrays' memory (numpy's, which tracemalloc counts as numpy's
 #: own arrays): what is written, not the capacity reserved (whose untouched pages cost
@@ -138,6 +139,7 @@ cdef class _Growable:
             PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
         self.data = grown
         self.capacity = capacity
+        advise_huge_pages(grown, capacity * self.itemsize)
         self.resize(self.size)
 
     cdef void resize(self, int64_t size) noexcept:
@@ -334,6 +336,13 @@ cdef class CSRBuilder:
         self.values.view(self.nnz, self.nnz + nnz)[:] = values
         self._commit(rows, nnz)
         self.max_index = max(self.max_index, max_index)
+
+    def reserve(self, int64_t rows, int64_t nnz):
+        """Room for ``rows`` rows of ``nnz`` entries in all (an estimate of the whole file's
+        saves the copies of growing; room never written costs no memory)."""
+        self.indptr.reserve(rows + 1)
+        self.indices.reserve(nnz)
+        self.values.reserve(nnz)
 
     def finish(self):
         """(indptr, indices, values) of every row appended, as arrays that own their memory

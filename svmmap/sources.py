@@ -18,6 +18,7 @@ import gzip
 import io
 import lzma
 import math
+import mmap
 import os
 import re
 import stat
@@ -56,10 +57,12 @@ def split_lines(text):
 
 class Source:
     """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
-    they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark,
-    read as a stream: :meth:`blocks` hands them over in blocks cut at line ends (a data file
-    is never held whole), ``view`` reads them whole (index and group files); ``path`` is the
-    name messages give.  Use it as a context manager (or ``close()``)."""
+    they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
+    :meth:`blocks` hands them over in blocks cut at line ends (a data file is never held
+    whole: a plain file is memory-mapped and the pages of each block given back once it is
+    read, any other is read as a stream into one block buffer), ``view`` holds them whole
+    (index and group files); ``path`` is the name messages give.  Use it as a context manager
+    (or ``close()``)."""
 
     def __init__(self, given):
         self.path = Path(STDIN_NAME if str(given) == STDIN else given)
@@ -69,6 +72,9 @@ class Source:
         self._compression = None
         self._eof = False
         self._view = None
+        self._mapped = None
+        #: the size of a plain regular file (what its blocks add up to), else None
+        self.size = None
         raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
         try:
             magic = _read_up_to(raw, max(len(m) for m, *_ in COMPRESSION))
@@ -84,12 +90,26 @@ class Source:
         else:
             self._stream = raw
             self._head += magic
+            if self._file is not None and self._map():
+                return
         self._fill_head(len(BOM))
         if not self._head:
             self.close()
             raise InputFormatError("empty file", self.path)
         if self._head[:len(BOM)] == BOM:
             del self._head[:len(BOM)]
+
+    def _map(self):
+        """Memory-map a plain regular file (not empty): whether it was."""
+        if not stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):
+            return False
+        try:
+            self._mapped = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):  # empty, or cannot be mapped: read as a stream
+            return False
+        self._start = len(BOM) if self._mapped[:len(BOM)] == BOM else 0
+        self.size = len(self._mapped) - self._start
+        return True
 
     @cached_property
     def first_line(self):
@@ -101,13 +121,18 @@ class Source:
     def head(self, size):
         """(the first ``size`` bytes, whether that is all of them): read once, kept for
         :meth:`blocks`."""
+        if self._mapped is not None:
+            start = self._start
+            return self._mapped[start:start + size], start + size >= len(self._mapped)
         self._fill_head(size)
         return bytes(self._head[:size]), self._eof and size >= len(self._head)
 
     @property
     def view(self):
         """All the bytes, read whole (for index and group files)."""
-        if self._view is None:
+        if self._view is None and self._mapped is not None:
+            self._view = memoryview(self._mapped)[self._start:]
+        elif self._view is None:
             self._fill_head(math.inf)
             self._view = memoryview(self._head)
         return self._view
@@ -119,6 +144,9 @@ class Source:
         buffer starts at ``first`` bytes and doubles while it is less than a sixteenth of the
         bytes read (up to ``size``): a small file is not read into a large buffer.  Reads
         the stream once."""
+        if self._mapped is not None:
+            yield from self._mapped_blocks(size)
+            return
         head, self._head = self._head, bytearray()  # read before the rest of the stream
         buffer = bytearray(max(min(first, size), 1))
         filled = taken = done = 0
@@ -143,6 +171,26 @@ class Source:
             done += cut
             if len(buffer) < size and len(buffer) * 16 < done:
                 buffer += bytes(min(len(buffer), size - len(buffer)))
+
+    def _mapped_blocks(self, size):
+        """:meth:`blocks` of a memory-mapped file: views of the mapping, about ``size``
+        bytes each, the pages of each given back (MADV_DONTNEED: the page cache keeps them)
+        once the next is asked for, so that the process holds one block of the text."""
+        mapped, start, released = self._mapped, self._start, 0
+        with memoryview(mapped) as whole:
+            while start < len(mapped):
+                stop = start + size
+                cut = len(mapped) if stop >= len(mapped) else whole_lines(mapped, stop, start)
+                if cut == start:  # a line longer than size
+                    size *= 2
+                    continue
+                with whole[start:cut] as block:
+                    yield block
+                start = cut
+                page = start - start % mmap.PAGESIZE
+                if page > released and hasattr(mmap, "MADV_DONTNEED"):
+                    mapped.madvise(mmap.MADV_DONTNEED, released, page - released)
+                    released = page
 
     def _fill_head(self, size):
         """Read until the head holds ``size`` bytes or the stream ends."""
@@ -185,6 +233,12 @@ class Source:
         if self._view is not None:
             self._view.release()
             self._view = None
+        if self._mapped is not None:
+            try:
+                self._mapped.close()
+            except BufferError:  # a block still referenced (by a traceback): closed when freed
+                pass
+            self._mapped = None
         for stream in (self._stream, self._file):
             if stream is not None and stream is not sys.stdin.buffer:
                 stream.close()
