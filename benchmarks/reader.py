@@ -22,15 +22,14 @@ extensions built), alternating, each read in a child process of its own:
 
 For the LETOR train files and every FILE given (plain or compressed): the median over
 ``--rounds`` of each package's best of ``--repeats`` reads, the ratio this / reference (below
-1: this tree is faster), and each package's peak RSS growth while reading (ru_maxrss, the
-real high-water mark, page cache of a memory-mapped file included) over the arrays returned.
+1: this tree is faster), and each package's peak RSS growth while reading (VmHWM, the
+real high-water mark, pages of a memory-mapped file included) over the arrays returned.
 """
 
 import argparse
 import importlib.util
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -95,9 +94,16 @@ def measure(read, path, repeats):
     return result, wall, cpu, peak
 
 
+def _status(key):
+    """This process's VmRSS / VmHWM in bytes (ru_maxrss would start from the forking
+    parent's high-water mark)."""
+    lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return int(lines[key].split()[0]) * 1024
+
+
 def child(path, repeats, threads):
     """One package's reads of ``path`` in this process: best wall time, RSS growth / arrays."""
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    before = _status("VmRSS")
     best = np.inf
     for _ in range(repeats):
         start = time.perf_counter()
@@ -105,7 +111,7 @@ def child(path, repeats, threads):
         best = min(best, time.perf_counter() - start)
         arrays = output_bytes((X, y, qid))
         del X, y, qid
-    growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    growth = _status("VmHWM") - before
     print(json.dumps({"seconds": best, "rss_over_arrays": growth / arrays, "arrays": arrays}))
 
 

@@ -23,6 +23,7 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <cmath>
@@ -56,6 +57,47 @@ inline void advise_huge_pages(void* data, size_t bytes) {
     uintptr_t end = reinterpret_cast<uintptr_t>(data) + bytes;
     if (end > start) madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
 #endif
+}
+
+// The memory of the reader's growing arrays: small blocks from malloc, from kMapBytes on a
+// mapping of their own, grown and shrunk with mremap (pages move, nothing is copied), so that
+// growing never holds the old and the new block at once, whatever state malloc is in (glibc's
+// realloc copies blocks below its dynamic mmap threshold, up to 32 MiB).
+constexpr size_t kMapBytes = size_t(1) << 20;
+
+inline size_t page_rounded(size_t bytes) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    return (bytes + page - 1) / page * page;
+}
+
+// `data` (`old_bytes` long as allocated here; nullptr and 0 for none) resized to `bytes`
+// (> 0), its first min(old_bytes, bytes) bytes kept: the new address, or nullptr (then `data`
+// is untouched).
+inline void* resize_memory(void* data, size_t old_bytes, size_t bytes) {
+    const bool was_mapped = old_bytes >= kMapBytes, mapped = bytes >= kMapBytes;
+    if (!was_mapped && !mapped) return std::realloc(data, bytes);
+    if (was_mapped && mapped) {
+        void* moved = mremap(data, page_rounded(old_bytes), page_rounded(bytes), MREMAP_MAYMOVE);
+        return moved == MAP_FAILED ? nullptr : moved;
+    }
+    void* fresh;
+    if (mapped) {
+        fresh = mmap(nullptr, page_rounded(bytes), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (fresh == MAP_FAILED) return nullptr;
+    } else if ((fresh = std::malloc(bytes)) == nullptr) {
+        return nullptr;
+    }
+    if (data != nullptr) {
+        std::memcpy(fresh, data, old_bytes < bytes ? old_bytes : bytes);
+        if (was_mapped) munmap(data, page_rounded(old_bytes)); else std::free(data);
+    }
+    return fresh;
+}
+
+inline void free_memory(void* data, size_t bytes) {
+    if (data == nullptr) return;
+    if (bytes >= kMapBytes) munmap(data, page_rounded(bytes)); else std::free(data);
 }
 
 inline void trace_untrack(unsigned domain, uintptr_t ptr) {

@@ -14,9 +14,13 @@ far are widened and the block parsed again); values are float64 or float32."""
 import numpy as np
 
 cimport numpy as cnp
-from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
+from cpython.pycapsule cimport (
+    PyCapsule_GetContext,
+    PyCapsule_GetPointer,
+    PyCapsule_New,
+    PyCapsule_SetContext,
+)
 from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
@@ -28,6 +32,8 @@ cdef extern from "_svmlight_parse.h" namespace "svmlight" nogil:
                                                      size_t size)
     void PyTraceMalloc_Untrack "svmlight::trace_untrack"(unsigned int domain, uintptr_t ptr)
     void advise_huge_pages(void* data, size_t bytes)
+    void* resize_memory(void* data, size_t old_bytes, size_t bytes)
+    void free_memory(void* data, size_t bytes)
 
 #: the tracemalloc domain of the arrays' memory (numpy's, which tracemalloc counts as numpy's
 #: own arrays): what is written, not the capacity reserved (whose untouched pages cost
@@ -104,14 +110,16 @@ def is_ascii(const unsigned char[::1] text):
 
 
 cdef void _free_capsule(object capsule) noexcept:
+    """Free a released _Growable's memory (the capsule's context: its size in bytes)."""
     cdef void* data = PyCapsule_GetPointer(capsule, NULL)
     PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>data)
-    free(data)
+    free_memory(data, <size_t><uintptr_t>PyCapsule_GetContext(capsule))
 
 
 cdef class _Growable:
-    """A malloc'd array of ``itemsize``-byte items that grows with realloc (geometrically, so
-    that appending n items costs O(n)); its pages are touched only when written."""
+    """An array of ``itemsize``-byte items that grows geometrically (appending n items costs
+    O(n)) without copying once large (_svmlight_parse.h's resize_memory: mremap); its pages
+    are touched only when written."""
     cdef char* data
     cdef int64_t size, capacity, itemsize
     cdef object dtype
@@ -125,14 +133,15 @@ cdef class _Growable:
     def __dealloc__(self):
         if self.data != NULL:
             PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
-        free(self.data)
+        free_memory(self.data, self.capacity * self.itemsize)
 
     cdef void reserve(self, int64_t n) except *:
         """Room for at least n items."""
         if n <= self.capacity:
             return
         cdef int64_t capacity = max(n, self.capacity + self.capacity // 2, 1024)
-        cdef char* grown = <char*>realloc(self.data, capacity * self.itemsize)
+        cdef char* grown = <char*>resize_memory(self.data, self.capacity * self.itemsize,
+                                                capacity * self.itemsize)
         if grown == NULL:
             raise MemoryError()
         if self.data != NULL:
@@ -157,12 +166,18 @@ cdef class _Growable:
     cdef object release(self):
         """The ``size`` items as an ndarray that owns (and will free) the memory, shrunk to
         them; the _Growable is empty afterwards."""
-        cdef char* shrunk = <char*>realloc(self.data, max(self.size, 1) * self.itemsize)
+        if self.data == NULL:
+            self.reserve(1)
+        cdef int64_t capacity = max(self.size, 1)
+        cdef char* shrunk = <char*>resize_memory(self.data, self.capacity * self.itemsize,
+                                                 capacity * self.itemsize)
         if shrunk != NULL:
             PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
             self.data = shrunk
+            self.capacity = capacity
             self.resize(self.size)
         capsule = PyCapsule_New(self.data, NULL, <void (*)(object) noexcept>_free_capsule)
+        PyCapsule_SetContext(capsule, <void*><uintptr_t>(self.capacity * self.itemsize))
         result = self.view(0, self.size)
         cnp.set_array_base(result, capsule)
         self.data = NULL
@@ -336,13 +351,6 @@ cdef class CSRBuilder:
         self.values.view(self.nnz, self.nnz + nnz)[:] = values
         self._commit(rows, nnz)
         self.max_index = max(self.max_index, max_index)
-
-    def reserve(self, int64_t rows, int64_t nnz):
-        """Room for ``rows`` rows of ``nnz`` entries in all (an estimate of the whole file's
-        saves the copies of growing; room never written costs no memory)."""
-        self.indptr.reserve(rows + 1)
-        self.indices.reserve(nnz)
-        self.values.reserve(nnz)
 
     def finish(self):
         """(indptr, indices, values) of every row appended, as arrays that own their memory

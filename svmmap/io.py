@@ -331,17 +331,9 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtyp
     size = block_bytes * n_threads
     blocks = data.blocks(size) if isinstance(data, Source) else line_blocks(data, size)
     reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label)
-    total = data.size if isinstance(data, Source) else len(data)
     try:
         for block in blocks:
-            first = reading.builder.rows == 0
             reading.add(block, n_threads)
-            if first and total is not None and total > len(block) >= 1 << 20:
-                # the whole file's arrays estimated from its first block's (a megabyte or
-                # more of whole lines), 5% to spare
-                scale = 1.05 * total / len(block)
-                reading.builder.reserve(int(reading.builder.rows * scale),
-                                        int(reading.builder.nnz * scale))
     finally:
         blocks.close()  # its views of the file released now, not with a traceback
     return reading.part()

@@ -46,8 +46,11 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 INDEX_HEAD_BYTES = 1 << 16
-#: the first block of a data file (Source.blocks)
+#: the first block of a data file read as a stream (Source.blocks: the buffer's size)
 MIN_BLOCK_BYTES = 1 << 18
+#: the first block of a memory-mapped file (a view: no buffer, larger blocks cost nothing
+#: but the pages they hold)
+MIN_MAPPED_BLOCK_BYTES = 1 << 20
 
 
 def split_lines(text):
@@ -73,8 +76,6 @@ class Source:
         self._eof = False
         self._view = None
         self._mapped = None
-        #: the size of a plain regular file (what its blocks add up to), else None
-        self.size = None
         raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
         try:
             magic = _read_up_to(raw, max(len(m) for m, *_ in COMPRESSION))
@@ -108,7 +109,6 @@ class Source:
         except (ValueError, OSError):  # empty, or cannot be mapped: read as a stream
             return False
         self._start = len(BOM) if self._mapped[:len(BOM)] == BOM else 0
-        self.size = len(self._mapped) - self._start
         return True
 
     @cached_property
@@ -145,7 +145,7 @@ class Source:
         bytes read (up to ``size``): a small file is not read into a large buffer.  Reads
         the stream once."""
         if self._mapped is not None:
-            yield from self._mapped_blocks(size)
+            yield from self._mapped_blocks(size, max(first, MIN_MAPPED_BLOCK_BYTES))
             return
         head, self._head = self._head, bytearray()  # read before the rest of the stream
         buffer = bytearray(max(min(first, size), 1))
@@ -172,21 +172,25 @@ class Source:
             if len(buffer) < size and len(buffer) * 16 < done:
                 buffer += bytes(min(len(buffer), size - len(buffer)))
 
-    def _mapped_blocks(self, size):
-        """:meth:`blocks` of a memory-mapped file: views of the mapping, about ``size``
-        bytes each, the pages of each given back (MADV_DONTNEED: the page cache keeps them)
-        once the next is asked for, so that the process holds one block of the text."""
+    def _mapped_blocks(self, size, first):
+        """:meth:`blocks` of a memory-mapped file: views of the mapping, the pages of each
+        given back (MADV_DONTNEED: the page cache keeps them) once the next is asked for, so
+        that the process holds one block of the text; blocks grow from ``first`` bytes as
+        the stream's buffer does."""
         mapped, start, released = self._mapped, self._start, 0
+        block_bytes = min(first, size)
         with memoryview(mapped) as whole:
             while start < len(mapped):
-                stop = start + size
+                stop = start + block_bytes
                 cut = len(mapped) if stop >= len(mapped) else whole_lines(mapped, stop, start)
-                if cut == start:  # a line longer than size
-                    size *= 2
+                if cut == start:  # a line longer than the block
+                    block_bytes *= 2
                     continue
                 with whole[start:cut] as block:
                     yield block
                 start = cut
+                if block_bytes < size and block_bytes * 16 < start - self._start:
+                    block_bytes = min(2 * block_bytes, size)
                 page = start - start % mmap.PAGESIZE
                 if page > released and hasattr(mmap, "MADV_DONTNEED"):
                     mapped.madvise(mmap.MADV_DONTNEED, released, page - released)

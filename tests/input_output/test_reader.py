@@ -261,9 +261,10 @@ def _letor_like(path, n_docs, n_features=40, seed=0):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_reading_holds_little_more_than_the_arrays_it_returns(tmp_path, compressed, dtype):
     """The text is never held whole: the peak of traced memory (tracemalloc: numpy's arrays,
-    the reader's growing arrays, the blocks, the decompressor's buffers) while reading an
-    8 MB file is at most 1.3 times the arrays returned (the whole text alone is about as
-    large as them)."""
+    the reader's growing arrays, the block buffer and the decompressor's buffers of a
+    compressed file; a plain file is memory-mapped, not traced: see the next test) while
+    reading an 8 MB file is at most 1.3 times the arrays returned (the whole text alone is
+    about as large as them)."""
     import gzip
     import tracemalloc
 
@@ -282,3 +283,46 @@ def test_reading_holds_little_more_than_the_arrays_it_returns(tmp_path, compress
     arrays = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes
     assert X.dtype == dtype and X.indices.dtype == np.int32
     assert peak <= 1.3 * arrays, peak / arrays
+
+
+_PEAK_RSS = """\
+import sys
+from svmmap.io import load_svmlight
+
+def status(key):  # this process's own (ru_maxrss would start from the forking parent's)
+    lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return int(lines[key].split()[0]) * 1024
+
+load_svmlight(sys.argv[3])  # the reader's modules loaded
+before = status("VmRSS")
+X, y, qid = load_svmlight(sys.argv[1], dtype=sys.argv[2])
+growth = status("VmHWM") - before
+print(growth / (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes))
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_reading_a_mapped_file_holds_one_block_of_its_text(tmp_path, dtype):
+    """A plain file is memory-mapped and its pages given back block by block: the growth of
+    the reading process's peak RSS (VmHWM: its real high-water mark, mapped text included) is at
+    most 1.3 times the arrays returned, for a 48 MB file (mapped whole and kept, it would be
+    twice them in float64, three times in float32)."""
+    import subprocess
+    import sys
+
+    n_docs, n_features = 30_000, 136
+    prefix = "".join(f" {j}:0.000000" for j in range(1, n_features + 1))
+    line = np.frombuffer(f"1 qid:100000{prefix}\n".encode(), dtype=np.uint8)
+    digits = np.flatnonzero(np.frombuffer(line.tobytes().replace(b"0.000000", b"0.######"),
+                                          dtype=np.uint8) == ord("#"))
+    rows = np.tile(line, (n_docs, 1))
+    rows[:, digits] = np.random.default_rng(0).integers(48, 58, (n_docs, len(digits)),
+                                                        dtype=np.uint8)
+    path = tmp_path / "d.txt"
+    path.write_bytes(rows.tobytes())
+    assert path.stat().st_size > 45e6
+    (tmp_path / "small.txt").write_bytes(rows[:10].tobytes())
+    out = subprocess.run([sys.executable, "-c", _PEAK_RSS, str(path), dtype,
+                          str(tmp_path / "small.txt")],
+                         capture_output=True, text=True, check=True).stdout
+    assert float(out) <= 1.3, out
