@@ -260,7 +260,9 @@ def whole_lines(data, n, start=0):
     cannot change (a '\\r' as the last byte may be half of "\\r\\n"); ``start`` if none."""
     if n <= start:
         return start
-    return max(data.rfind(b"\n", start, n), data.rfind(b"\r", start, n - 1), start - 1) + 1
+    newline = data.rfind(b"\n", start, n)
+    # a '\r' counts only after the last '\n' (searched there alone: the search is a scan)
+    return max(newline, data.rfind(b"\r", max(newline, start), n - 1), start - 1) + 1
 
 
 def line_blocks(data, size):
