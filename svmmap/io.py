@@ -27,11 +27,13 @@ order (``train.txt.query`` beside ``train.txt`` is used when present, or pass ``
 Any deviation raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
 
 Layers: :class:`svmmap.sources.Source` (file or stdin, decompression, memory map, byte-order
-mark) hands bytes to the parser (:func:`_parse`), which knows nothing about where they came
-from.  The parser is the extension (``_svmlight_reader``, C++: one counting scan, one parsing
-pass, numbers converted with ``std::from_chars``, so every value is the float64 Python's
-``float()`` gives); it stops at the first line it rejects and :func:`_line_reason` explains
-why, so every message is defined here.  Text with whitespace beyond ASCII (which
+mark) hands bytes to the parser (:func:`_parse`) in blocks cut at line ends, and the parser
+knows nothing about where they came from.  The parser is the extension (``_svmlight_reader``,
+C++: per block one counting scan and one parsing pass, numbers converted with
+``std::from_chars``, so every value is the float64 Python's ``float()`` gives), whose arrays
+grow block by block: reading holds them and one block, never the whole text.  It stops at
+the first line it rejects and :func:`_line_reason` explains why, so every message is defined
+here (line numbers run on through the blocks).  Text with whitespace beyond ASCII (which
 ``str.split`` splits on) goes to the Python parser of the same rules, :func:`_parse_text`.
 """
 
@@ -144,10 +146,11 @@ def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
         before they are read: for an index file on standard input or in a pipe, which
         :func:`input_files` does not read (the commands check their output against them).
     dtype : np.float64 (default) or np.float32
-        The storage of X's values.  float32 halves them (each file is parsed in float64 and
-        converted as soon as it is read); a value beyond float32's range (3.4e38) is refused
-        with file and line.  The learners compute in float64: a model trained on float32 X is
-        the float64 model of the values rounded to float32.
+        The storage of X's values.  float32 halves them (each value is parsed to the nearest
+        float64 and stored rounded to float32); a value beyond float32's range (3.4e38) is
+        refused with file and line.  The learners read float32 X in place and compute in
+        float64: a model trained on float32 X is the float64 model of the values rounded to
+        float32.
 
     Returns
     -------

@@ -18,7 +18,6 @@ import gzip
 import io
 import lzma
 import math
-import mmap
 import os
 import re
 import stat
@@ -46,11 +45,8 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 INDEX_HEAD_BYTES = 1 << 16
-#: the first block of a data file read as a stream (Source.blocks: the buffer's size)
-MIN_BLOCK_BYTES = 1 << 18
-#: the first block of a memory-mapped file (a view: no buffer, larger blocks cost nothing
-#: but the pages they hold)
-MIN_MAPPED_BLOCK_BYTES = 1 << 20
+#: the first block of a data file (Source.blocks: the buffer's first size)
+MIN_BLOCK_BYTES = 1 << 20
 
 
 def split_lines(text):
@@ -61,9 +57,9 @@ def split_lines(text):
 class Source:
     """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
     they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
-    :meth:`blocks` hands them over in blocks cut at line ends (a data file is never held
-    whole: a plain file is memory-mapped and the pages of each block given back once it is
-    read, any other is read as a stream into one block buffer), ``view`` holds them whole
+    :meth:`blocks` hands them over in blocks cut at line ends, read into one buffer (a data
+    file is never held whole: reading a plain file into a buffer costs less than mapping it,
+    whose page faults and page releases take longer than the copy), ``view`` holds them whole
     (index and group files); ``path`` is the name messages give.  Use it as a context manager
     (or ``close()``)."""
 
@@ -75,7 +71,6 @@ class Source:
         self._compression = None
         self._eof = False
         self._view = None
-        self._mapped = None
         raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
         try:
             magic = _read_up_to(raw, max(len(m) for m, *_ in COMPRESSION))
@@ -91,25 +86,12 @@ class Source:
         else:
             self._stream = raw
             self._head += magic
-            if self._file is not None and self._map():
-                return
         self._fill_head(len(BOM))
         if not self._head:
             self.close()
             raise InputFormatError("empty file", self.path)
         if self._head[:len(BOM)] == BOM:
             del self._head[:len(BOM)]
-
-    def _map(self):
-        """Memory-map a plain regular file (not empty): whether it was."""
-        if not stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):
-            return False
-        try:
-            self._mapped = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
-        except (ValueError, OSError):  # empty, or cannot be mapped: read as a stream
-            return False
-        self._start = len(BOM) if self._mapped[:len(BOM)] == BOM else 0
-        return True
 
     @cached_property
     def first_line(self):
@@ -121,18 +103,13 @@ class Source:
     def head(self, size):
         """(the first ``size`` bytes, whether that is all of them): read once, kept for
         :meth:`blocks`."""
-        if self._mapped is not None:
-            start = self._start
-            return self._mapped[start:start + size], start + size >= len(self._mapped)
         self._fill_head(size)
         return bytes(self._head[:size]), self._eof and size >= len(self._head)
 
     @property
     def view(self):
         """All the bytes, read whole (for index and group files)."""
-        if self._view is None and self._mapped is not None:
-            self._view = memoryview(self._mapped)[self._start:]
-        elif self._view is None:
+        if self._view is None:
             self._fill_head(math.inf)
             self._view = memoryview(self._head)
         return self._view
@@ -144,9 +121,6 @@ class Source:
         buffer starts at ``first`` bytes and doubles while it is less than a sixteenth of the
         bytes read (up to ``size``): a small file is not read into a large buffer.  Reads
         the stream once."""
-        if self._mapped is not None:
-            yield from self._mapped_blocks(size, max(first, MIN_MAPPED_BLOCK_BYTES))
-            return
         head, self._head = self._head, bytearray()  # read before the rest of the stream
         buffer = bytearray(max(min(first, size), 1))
         filled = taken = done = 0
@@ -171,30 +145,6 @@ class Source:
             done += cut
             if len(buffer) < size and len(buffer) * 16 < done:
                 buffer += bytes(min(len(buffer), size - len(buffer)))
-
-    def _mapped_blocks(self, size, first):
-        """:meth:`blocks` of a memory-mapped file: views of the mapping, the pages of each
-        given back (MADV_DONTNEED: the page cache keeps them) once the next is asked for, so
-        that the process holds one block of the text; blocks grow from ``first`` bytes as
-        the stream's buffer does."""
-        mapped, start, released = self._mapped, self._start, 0
-        block_bytes = min(first, size)
-        with memoryview(mapped) as whole:
-            while start < len(mapped):
-                stop = start + block_bytes
-                cut = len(mapped) if stop >= len(mapped) else whole_lines(mapped, stop, start)
-                if cut == start:  # a line longer than the block
-                    block_bytes *= 2
-                    continue
-                with whole[start:cut] as block:
-                    yield block
-                start = cut
-                if block_bytes < size and block_bytes * 16 < start - self._start:
-                    block_bytes = min(2 * block_bytes, size)
-                page = start - start % mmap.PAGESIZE
-                if page > released and hasattr(mmap, "MADV_DONTNEED"):
-                    mapped.madvise(mmap.MADV_DONTNEED, released, page - released)
-                    released = page
 
     def _fill_head(self, size):
         """Read until the head holds ``size`` bytes or the stream ends."""
@@ -237,12 +187,6 @@ class Source:
         if self._view is not None:
             self._view.release()
             self._view = None
-        if self._mapped is not None:
-            try:
-                self._mapped.close()
-            except BufferError:  # a block still referenced (by a traceback): closed when freed
-                pass
-            self._mapped = None
         for stream in (self._stream, self._file):
             if stream is not None and stream is not sys.stdin.buffer:
                 stream.close()
