@@ -143,7 +143,8 @@ def against_reference(args):
                "ratio": median["this"] / median["ref"], "rss_over_arrays": rss["this"],
                "reference_rss_over_arrays": rss["ref"], "runs": [this, ref]}
         rows.append(row)
-        lines.append(f"| {path.name} | {row['megabytes']:.1f} | {row['seconds']:.3f} | "
+        lines.append(f"| {'/'.join(path.parts[-3:])} | {row['megabytes']:.1f} | "
+                     f"{row['seconds']:.3f} | "
                      f"{row['reference_seconds']:.3f} | {row['ratio']:.2f} | "
                      f"{row['rss_over_arrays']:.2f} | {row['reference_rss_over_arrays']:.2f} |")
     record(args.name, f"python benchmarks/reader.py --reference {args.reference} --rounds "

@@ -86,6 +86,11 @@ class Source:
         else:
             self._stream = raw
             self._head += magic
+        #: the size of a plain regular file (None for anything else)
+        self._plain_size = None
+        if self._file is not None and self._compression is None:
+            status = os.fstat(self._file.fileno())
+            self._plain_size = status.st_size if stat.S_ISREG(status.st_mode) else None
         self._fill_head(len(BOM))
         if not self._head:
             self.close()
@@ -119,9 +124,13 @@ class Source:
         ``\\r``) or at the end of the bytes, each a view of a buffer that holds at most a
         line more than ``size`` bytes; a view is valid until the next is asked for.  The
         buffer starts at ``first`` bytes and doubles while it is less than a sixteenth of the
-        bytes read (up to ``size``): a small file is not read into a large buffer.  Reads
-        the stream once."""
+        bytes read (up to ``size``): a large file is not read into a large buffer from the
+        start -- but a plain file of at most ``size`` bytes is read in one block (each block
+        costs a pass's overhead, which a few megabytes do not repay).  Reads the stream
+        once."""
         head, self._head = self._head, bytearray()  # read before the rest of the stream
+        if self._plain_size is not None and self._plain_size < size:
+            first = size  # one read (a buffer of the file's exact size measured slower)
         buffer = bytearray(max(min(first, size), 1))
         filled = taken = done = 0
         while True:
