@@ -18,6 +18,7 @@ import gzip
 import io
 import lzma
 import math
+import mmap
 import os
 import re
 import stat
@@ -58,8 +59,8 @@ class Source:
     """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
     they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
     :meth:`blocks` hands them over in blocks cut at line ends, read into one buffer (a data
-    file is never held whole: reading a plain file into a buffer costs less than mapping it,
-    whose page faults and page releases take longer than the copy), ``view`` holds them whole
+    file larger than a block is never held whole; one that fits in a block is mapped, whose
+    page-cache pages cost fewer faults than a fresh buffer's), ``view`` holds them whole
     (index and group files); ``path`` is the name messages give.  Use it as a context manager
     (or ``close()``)."""
 
@@ -71,6 +72,8 @@ class Source:
         self._compression = None
         self._eof = False
         self._view = None
+        self._mapped = None
+        self._plain_size = None
         raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
         try:
             magic = _read_up_to(raw, max(len(m) for m, *_ in COMPRESSION))
@@ -86,8 +89,7 @@ class Source:
         else:
             self._stream = raw
             self._head += magic
-        #: the size of a plain regular file (None for anything else)
-        self._plain_size = None
+        # the size of a plain regular file (None for anything else)
         if self._file is not None and self._compression is None:
             status = os.fstat(self._file.fileno())
             self._plain_size = status.st_size if stat.S_ISREG(status.st_mode) else None
@@ -128,9 +130,10 @@ class Source:
         start -- but a plain file of at most ``size`` bytes is read in one block (each block
         costs a pass's overhead, which a few megabytes do not repay).  Reads the stream
         once."""
+        if self._plain_size is not None and 0 < self._plain_size < size and self._map():
+            yield from self._mapped_whole()
+            return
         head, self._head = self._head, bytearray()  # read before the rest of the stream
-        if self._plain_size is not None and self._plain_size < size:
-            first = size  # one read (a buffer of the file's exact size measured slower)
         buffer = bytearray(max(min(first, size), 1))
         filled = taken = done = 0
         while True:
@@ -162,6 +165,22 @@ class Source:
             start = len(self._head)
             self._head += bytes(more)
             self._head[start + self._read_into(self._head, start):] = b""
+
+    def _map(self):
+        """Map the file: whether it could be (else it is read into the buffer)."""
+        try:
+            self._mapped = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # e.g. no address space left: the buffer may fit
+            return False
+        return True
+
+    def _mapped_whole(self):
+        """:meth:`blocks` of a plain file that fits in one: a view of the file mapped (the
+        page cache's pages, mapped a few at a time: a buffer's fresh pages cost more)."""
+        self._head, self._eof = bytearray(), True
+        start = len(BOM) if self._mapped[:len(BOM)] == BOM else 0
+        with memoryview(self._mapped) as whole, whole[start:] as block:
+            yield block
 
     def _read_into(self, buffer, start):
         """Read into buffer[start:] until it is full or the stream ends; the bytes read."""
@@ -196,6 +215,12 @@ class Source:
         if self._view is not None:
             self._view.release()
             self._view = None
+        if self._mapped is not None:
+            try:
+                self._mapped.close()
+            except BufferError:  # a view still referenced (by a traceback): closed when freed
+                pass
+            self._mapped = None
         for stream in (self._stream, self._file):
             if stream is not None and stream is not sys.stdin.buffer:
                 stream.close()
