@@ -125,3 +125,37 @@ def test_float32_x_is_not_copied_to_float64(tmp_path):
         tracemalloc.stop()
     assert model.training_result_.iterations > 3
     assert peak < X32.data.nbytes, peak / X32.data.nbytes
+
+
+def test_the_commands_read_float32_with_dtype(train_file, tmp_path):
+    """``--dtype float32``: svmmap_learn trains the model of the values rounded to float32
+    (within the gaps of the float64 one), svmmap_classify scores with float32 storage."""
+    from svmmap.model_file import load_model
+
+    from conftest import run_command
+
+    models = {}
+    for dtype in ("float64", "float32"):
+        models[dtype] = tmp_path / f"{dtype}.json"
+        run_command("svmmap_learn", "-v", "0", "-c", "10", "--dtype", dtype, train_file,
+                    models[dtype])
+    m64, m32 = (load_model(models[d]) for d in ("float64", "float32"))
+    w64, w32 = (np.asarray(m.coef_) for m in (m64, m32))
+    gaps = [m.training_result_.duality_gap for m in (m64, m32)]
+    assert np.linalg.norm(w32 - w64) <= sum(np.sqrt(2 * max(g, 0)) for g in gaps) + 1e-6
+    for dtype in ("float64", "float32"):
+        run_command("svmmap_classify", "-v", "0", "--dtype", dtype, train_file,
+                    models["float32"], tmp_path / f"{dtype}.pred")
+    p64, p32 = (np.loadtxt(tmp_path / f"{d}.pred") for d in ("float64", "float32"))
+    X64, _, _ = load_svmlight(train_file)
+    np.testing.assert_allclose(p64, X64 @ w32, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(p32, X64.astype(np.float32).astype(np.float64) @ w32,
+                               rtol=1e-6, atol=1e-9)
+    # the option reaches the reader: a value beyond float32's range is refused only with it
+    big = tmp_path / "big.txt"
+    big.write_text("1 qid:1 1:0.5\n0 qid:1 1:1e39\n")
+    for command, args in (("svmmap_learn", [big, tmp_path / "m.json"]),
+                          ("svmmap_classify", [big, models["float32"], tmp_path / "b.pred"])):
+        refused = run_command(command, "--dtype", "float32", *args, check=False)
+        assert refused.returncode == 1 and "big.txt:2: feature 1: value '1e39' is too large" \
+            in refused.stderr, refused.stderr
