@@ -75,6 +75,10 @@ inline size_t page_rounded(size_t bytes) {
 // (> 0), its first min(old_bytes, bytes) bytes kept: the new address, or nullptr (then `data`
 // is untouched).
 inline void* resize_memory(void* data, size_t old_bytes, size_t bytes) {
+#ifndef MREMAP_MAYMOVE  // no mremap (not Linux): realloc
+    (void)old_bytes;
+    return std::realloc(data, bytes);
+#else
     const bool was_mapped = old_bytes >= kMapBytes, mapped = bytes >= kMapBytes;
     if (!was_mapped && !mapped) return std::realloc(data, bytes);
     if (was_mapped && mapped) {
@@ -94,11 +98,19 @@ inline void* resize_memory(void* data, size_t old_bytes, size_t bytes) {
         if (was_mapped) munmap(data, page_rounded(old_bytes)); else std::free(data);
     }
     return fresh;
+#endif
 }
 
 inline void free_memory(void* data, size_t bytes) {
     if (data == nullptr) return;
-    if (bytes >= kMapBytes) munmap(data, page_rounded(bytes)); else std::free(data);
+#ifdef MREMAP_MAYMOVE
+    if (bytes >= kMapBytes) {
+        munmap(data, page_rounded(bytes));
+        return;
+    }
+#endif
+    (void)bytes;
+    std::free(data);
 }
 
 inline void trace_untrack(unsigned domain, uintptr_t ptr) {
