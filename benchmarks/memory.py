@@ -21,12 +21,24 @@ file with 10^5 features (``--queries`` queries of 15 documents, 4 nonzeros per d
 10% of the queries without a relevant document), CSR, 1-slack, 8 iterations (the memory of
 a pass does not depend on how many follow).  Dense input is not run on the synthetic file:
 its X alone would be 36 GB.
+
+Large files (``--large``): a LETOR-like file (``--docs`` documents x 136 dense-valued
+features with 6 decimals, 100 documents a query, labels 0-2; written by a fast generator
+into ``--workdir`` unless it is there, and gzip-compressed beside it), then
+
+- the reader: each child's peak RSS growth while reading (VmHWM over VmRSS before) / the
+  arrays returned, plain and gzip, float64 and float32;
+- training: the peak RSS (``/usr/bin/time -f %M``) of ``svmmap_learn -c 1`` (default, and
+  ``--dtype float32``) and, with ``--svm-rank PATH``, of ``svm_rank_learn -c C/100``.
+
+    python benchmarks/memory.py --large [--docs 1000000] [--workdir DIR] [--svm-rank PATH]
 """
 
 import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -169,6 +181,112 @@ def _run(tree, *args):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# -- large files: the streaming reader and training against svm_rank -------------------------
+
+LARGE_FEATURES = 136
+
+
+def letor_like_file(path, n_docs, n_features=LARGE_FEATURES, docs_per_query=100, seed=0):
+    """A LETOR-shaped SVMlight file written at disk speed: every line the same template
+    (``<label> qid:<6 digits> 1:0.dddddd ... 136:0.dddddd``) with random digits, labels
+    0, 0, 0, 1, 2 equally likely."""
+    rng = np.random.default_rng(seed)
+    template = ("0 qid:100000" + "".join(f" {j}:0.######" for j in range(1, n_features + 1))
+                + "\n").encode()
+    digits = np.flatnonzero(np.frombuffer(template, dtype=np.uint8) == ord("#"))
+    line = np.frombuffer(template.replace(b"#", b"0"), dtype=np.uint8)
+    qid_digits = np.arange(len("0 qid:"), len("0 qid:100000"))
+    with open(path, "wb") as out:
+        for start in range(0, n_docs, 10_000):
+            n = min(10_000, n_docs - start)
+            rows = np.tile(line, (n, 1))
+            rows[:, digits] = rng.integers(48, 58, (n, len(digits)), dtype=np.uint8)
+            rows[:, 0] = 48 + rng.choice([0, 0, 0, 1, 2], size=n)
+            qids = 100_000 + (start + np.arange(n)) // docs_per_query
+            rows[:, qid_digits] = np.array([list(str(q).encode()) for q in qids],
+                                           dtype=np.uint8)
+            out.write(rows.tobytes())
+
+
+_READ_PEAK = """\
+import json, sys
+from svmmap.io import load_svmlight
+
+def status(key):  # this process's own (ru_maxrss would start from the forking parent's)
+    lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return int(lines[key].split()[0]) * 1024
+
+before = status("VmRSS")
+X, y, qid = load_svmlight(sys.argv[1], dtype=sys.argv[2])
+arrays = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes
+print(json.dumps({"arrays": arrays, "growth": status("VmHWM") - before}))
+"""
+
+
+def _peak_rss(command, env):
+    """(peak RSS in bytes by /usr/bin/time -f %M, seconds) of a command."""
+    start = time.perf_counter()
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", *command], env=env,
+                          capture_output=True, text=True, check=True)
+    return int(done.stderr.strip().splitlines()[-1]) * 1024, time.perf_counter() - start
+
+
+def large(args):
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / f"letor_like_{args.docs}.txt"
+    if not path.exists():
+        letor_like_file(path, args.docs)
+    gz = Path(f"{path}.gz")
+    if not gz.exists():
+        subprocess.run(f"gzip -1 -c {path} > {gz}", shell=True, check=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    rows = []
+    for source in (path, gz):
+        for dtype in ("float64", "float32"):
+            out = subprocess.run([sys.executable, "-c", _READ_PEAK, str(source), dtype],
+                                 env=env, cwd=workdir, capture_output=True, text=True,
+                                 check=True).stdout
+            result = json.loads(out)
+            rows.append({"kind": "reader", "file": source.name, "dtype": dtype, **result,
+                         "ratio": result["growth"] / result["arrays"]})
+            print(rows[-1], flush=True)
+    learn = shutil.which("svmmap_learn")
+    commands = [("svmmap_learn -c 1", [learn, "-c", "1", "-v", "0", str(path),
+                                       str(workdir / "m64.json")]),
+                ("svmmap_learn -c 1 --dtype float32",
+                 [learn, "-c", "1", "-v", "0", "--dtype", "float32", str(path),
+                  str(workdir / "m32.json")])]
+    if args.svm_rank:
+        commands.append(("svm_rank_learn -c 0.01", [args.svm_rank, "-c", "0.01", "-v", "0",
+                                                     str(path), str(workdir / "rank.model")]))
+    for name, command in commands:
+        peak, seconds = _peak_rss(command, env)
+        rows.append({"kind": "train", "command": name, "peak_rss": peak, "seconds": seconds})
+        print(rows[-1], flush=True)
+    size = path.stat().st_size
+    lines = [f"File: {args.docs} documents x {LARGE_FEATURES} features, {size / 1e9:.2f} GB "
+             f"of text ({gz.stat().st_size / 1e9:.2f} GB gzip -1).", "",
+             "### Reader: peak RSS growth / arrays returned", "",
+             "| file | dtype | arrays GB | peak growth GB | ratio |", "|---|---|---|---|---|"]
+    for r in rows:
+        if r["kind"] == "reader":
+            lines.append(f"| {r['file']} | {r['dtype']} | {r['arrays'] / 1e9:.3f} | "
+                         f"{r['growth'] / 1e9:.3f} | {r['ratio']:.3f} |")
+    lines += ["", "### Training: peak RSS (/usr/bin/time -f %M)", "",
+              "| command | peak GB | wall s | / svm_rank |", "|---|---|---|---|"]
+    peaks = {r["command"]: r["peak_rss"] for r in rows if r["kind"] == "train"}
+    rank = peaks.get("svm_rank_learn -c 0.01")
+    for r in rows:
+        if r["kind"] == "train":
+            ratio = f"{r['peak_rss'] / rank:.2f}" if rank else "-"
+            lines.append(f"| `{r['command']}` | {r['peak_rss'] / 1e9:.3f} | "
+                         f"{r['seconds']:.1f} | {ratio} |")
+    command = f"python benchmarks/memory.py --large --docs {args.docs}" + \
+        (" --svm-rank PATH" if args.svm_rank else "")
+    record(f"memory_large_{args.docs}", command, rows, "\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reference", default="9dc56a3")
@@ -178,9 +296,15 @@ def main():
     parser.add_argument("--layout", choices=["dense", "csr"])
     parser.add_argument("--algorithm")
     parser.add_argument("--max-iter", type=int, default=0)
+    parser.add_argument("--large", action="store_true")
+    parser.add_argument("--docs", type=int, default=1_000_000)
+    parser.add_argument("--workdir", default=tempfile.gettempdir())
+    parser.add_argument("--svm-rank", default=None, metavar="PATH")
     args = parser.parse_args()
     if args.child:
         return child(args)
+    if args.large:
+        return large(args)
 
     from svmmap import load_svmlight
 

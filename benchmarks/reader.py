@@ -14,14 +14,27 @@ the rate per core-second, not of one core).
 
 The previous reader is svmmap/io.py as of git revision REV (default: the commit before the
 extension's reader), loaded from git into this process.
+
+Against a reference build of the package (a directory holding another revision with its
+extensions built), alternating, each read in a child process of its own:
+
+    python benchmarks/reader.py --reference DIR [--rounds 5] [--threads 1] [FILE ...]
+
+For the LETOR train files and every FILE given (plain or compressed): the median over
+``--rounds`` of each package's best of ``--repeats`` reads, the ratio this / reference (below
+1: this tree is faster), and each package's peak RSS growth while reading (VmHWM, the
+real high-water mark, pages of a memory-mapped file included) over the arrays returned.
 """
 
 import argparse
 import importlib.util
+import json
+import os
 import subprocess
 import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 from _common import ROOT, record, require_data
@@ -81,11 +94,80 @@ def measure(read, path, repeats):
     return result, wall, cpu, peak
 
 
+def _status(key):
+    """This process's VmRSS / VmHWM in bytes (ru_maxrss would start from the forking
+    parent's high-water mark)."""
+    lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return int(lines[key].split()[0]) * 1024
+
+
+def child(path, repeats, threads):
+    """One package's reads of ``path`` in this process: best wall time, RSS growth / arrays."""
+    before = _status("VmRSS")
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        X, y, qid = load_svmlight(path, n_threads=threads)
+        best = min(best, time.perf_counter() - start)
+        arrays = output_bytes((X, y, qid))
+        del X, y, qid
+    growth = _status("VmHWM") - before
+    print(json.dumps({"seconds": best, "rss_over_arrays": growth / arrays, "arrays": arrays}))
+
+
+def against_reference(args):
+    """Alternate this tree and ``args.reference`` on each file (module docstring)."""
+    files = [require_data(*parts) for parts in FILES] + [Path(f) for f in args.files]
+    trees = {"this tree": ROOT, "reference": Path(args.reference).resolve()}
+    runs = {(str(f), tree): [] for f in files for tree in trees}
+    for _ in range(args.rounds):
+        for path in files:
+            for tree, where in trees.items():
+                env = dict(os.environ, PYTHONPATH=str(where))
+                out = subprocess.run([sys.executable, __file__, "--child", str(path),
+                                      "--repeats", str(args.repeats), "--threads",
+                                      str(args.threads)], env=env, check=True,
+                                     capture_output=True, text=True).stdout
+                runs[str(path), tree].append(json.loads(out))
+    rows, lines = [], [
+        "| file | MB | this tree s | reference s | ratio | RSS growth / arrays: this | "
+        "reference |", "|---|---|---|---|---|---|---|"]
+    for path in files:
+        this, ref = runs[str(path), "this tree"], runs[str(path), "reference"]
+        median = {name: float(np.median([r["seconds"] for r in rs]))
+                  for name, rs in (("this", this), ("ref", ref))}
+        rss = {name: max(r["rss_over_arrays"] for r in rs) for name, rs in
+               (("this", this), ("ref", ref))}
+        row = {"file": str(path), "megabytes": path.stat().st_size / 1e6,
+               "seconds": median["this"], "reference_seconds": median["ref"],
+               "ratio": median["this"] / median["ref"], "rss_over_arrays": rss["this"],
+               "reference_rss_over_arrays": rss["ref"], "runs": [this, ref]}
+        rows.append(row)
+        lines.append(f"| {'/'.join(path.parts[-3:])} | {row['megabytes']:.1f} | "
+                     f"{row['seconds']:.3f} | "
+                     f"{row['reference_seconds']:.3f} | {row['ratio']:.2f} | "
+                     f"{row['rss_over_arrays']:.2f} | {row['reference_rss_over_arrays']:.2f} |")
+    record(args.name, f"python benchmarks/reader.py --reference {args.reference} --rounds "
+           f"{args.rounds} --repeats {args.repeats} --threads {args.threads} "
+           + " ".join(args.files), rows, "\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--previous", default="125dbc6")
+    parser.add_argument("--reference", default=None, metavar="DIR")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--name", default="reader_vs_reference",
+                        help="results/<name>.md of the --reference run")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("files", nargs="*")
     args = parser.parse_args()
+    if args.child:
+        return child(args.child, args.repeats, args.threads)
+    if args.reference:
+        return against_reference(args)
     readers = {"svmmap (extension)": load_svmlight,
                "svmmap (extension, n_threads=2)": lambda path: load_svmlight(path, n_threads=2),
                f"svmmap previous ({args.previous})": previous_reader(args.previous),

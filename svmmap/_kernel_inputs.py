@@ -7,33 +7,35 @@ import numpy as np
 CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
 CSRArrays.__doc__ = """A CSR matrix as plain arrays, sorted column indices in every row: what
 the reader produces for the commands (svmmap.io.read_svmlight; operations without scipy:
-svmmap._csr) and what the kernels read (float64 data; indices and indptr both int32 or both
-intp: the kernels take either, so scipy's int32 arrays are read in place)."""
+svmmap._csr) and what the kernels read (float64 or float32 data, read in place and summed in
+float64; indices and indptr both int32 or both intp: the kernels take either, so scipy's int32
+arrays are read in place)."""
 
 ConstraintInputs = namedtuple(
     "ConstraintInputs",
     ["is_csr", "n_features", "dense", "data", "indices", "indptr", "w", "relevant", "ptr",
      "gains"])
 ConstraintInputs.__doc__ = """The checked inputs of a fused constraint pass
-(``_query_core.constraints_pass``): X either dense (C-contiguous float64, raveled) or as CSR
-arrays, the unused layout's arrays (and an empty w) replaced by one-element placeholders so
-that every buffer has an address; ``gains`` (float64, one per document) or None for the losses
-that do not need graded gains."""
+(``_query_core.constraints_pass``): X either dense (C-contiguous float64 or float32, raveled)
+or as CSR arrays, the unused layout's arrays (and an empty w) replaced by one-element
+placeholders so that every buffer has an address; ``gains`` (float64, one per document) or
+None for the losses that do not need graded gains."""
 
 
 def csr_for_kernels(X):
     """The arrays of a sparse X in the form the fused constraint passes read: X's own arrays
-    when they already are (float64 data, int32 or intp indices and indptr of one type, sorted
-    indices), otherwise the converted copies -- never more than needed.  X: CSRArrays (their
-    indices are sorted), or a scipy.sparse matrix (or what scipy.sparse.csr_matrix takes)."""
+    when they already are (float64 or float32 data, int32 or intp indices and indptr of one
+    type, sorted indices), otherwise the converted copies -- never more than needed.  X:
+    CSRArrays (their indices are sorted), or a scipy.sparse matrix (or what
+    scipy.sparse.csr_matrix takes)."""
     if not isinstance(X, CSRArrays):
         import scipy.sparse as sp  # X is scipy's or becomes scipy's: scipy is loaded
 
-        if not (sp.issparse(X) and X.format == "csr" and X.dtype == np.float64):
+        if not (sp.issparse(X) and X.format == "csr" and X.dtype in (np.float64, np.float32)):
             X = sp.csr_matrix(X, dtype=np.float64)
         if not X.has_sorted_indices:
             X = X.sorted_indices()
-    elif X.data.dtype != np.float64:
+    elif X.data.dtype not in (np.float64, np.float32):
         X = X._replace(data=X.data.astype(np.float64))
     index_type = X.indices.dtype
     if index_type not in (np.int32, np.intp) or X.indptr.dtype != index_type:
@@ -41,6 +43,11 @@ def csr_for_kernels(X):
     return CSRArrays(np.ascontiguousarray(X.data),
                      np.ascontiguousarray(X.indices, dtype=index_type),
                      np.ascontiguousarray(X.indptr, dtype=index_type), X.shape)
+
+
+def _value_type(X):
+    """The storage the kernels read X's values in: float32 when X's are, else float64."""
+    return np.float32 if X.dtype == np.float32 else np.float64
 
 
 def checked_offsets(relevant, ptr):
@@ -65,7 +72,8 @@ def checked_query_arrays(scores, relevant, ptr):
 
 
 def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
-    """ConstraintInputs of X (a float64 ndarray, or the CSRArrays of ``csr_for_kernels``), w,
+    """ConstraintInputs of X (a float64 or float32 ndarray, or the CSRArrays of
+    ``csr_for_kernels``), w,
     the relevance flags, the query offsets and the optional per-document gains, checked to fit
     together."""
     is_csr = isinstance(X, CSRArrays)
@@ -82,7 +90,7 @@ def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
         indices = X.indices if has_data else np.zeros(1, dtype=X.indices.dtype)
         indptr = X.indptr
     else:
-        dense = np.ascontiguousarray(X, dtype=np.float64).ravel()
+        dense = np.ascontiguousarray(X, dtype=_value_type(X)).ravel()
         if not len(dense):
             dense = empty
         data, indices, indptr = empty, empty_index, empty_index

@@ -236,7 +236,7 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     margin w.dpsi_q (``_query_core.constraints_pass``; ``method`` and ``n_threads`` as in
     ``most_violated_map``).
 
-    X is a C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (see
+    X is a C-contiguous float64 or float32 ndarray or the CSRArrays of a sparse matrix (see
     ``csr_for_kernels``), documents in grouped order.  Returns (loss (n,), coef (m,),
     margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
     coefficients 0 and margin 0.
@@ -263,7 +263,8 @@ def map_pass(inputs, harmonic_arr, str method="divide", int n_threads=1):
 def combine_rows(X, coef, ptr, weights):
     """X^T u = sum_k u_k x_k with u_k = weights_q coef_k for the documents k of query q: the
     d-vector the 1-slack constraint and w are made of (svmmap.plugins.rows), for X a
-    C-contiguous float64 ndarray or the CSRArrays of a sparse matrix (``csr_for_kernels``),
+    C-contiguous float64 or float32 ndarray or the CSRArrays of a sparse matrix
+    (``csr_for_kernels``; float32 values are read in place and summed in float64),
     coef float64 (m,), ptr the query offsets and weights float64 (n,).  Summed row by row in
     order, skipping rows with u_k = 0: the bits do not depend on where X lies in memory (a
     BLAS product's do), and nothing of X's or of the documents' size is allocated."""
@@ -281,19 +282,27 @@ def combine_rows(X, coef, ptr, weights):
     cdef const Py_ssize_t[::1] p = ptr_arr
     cdef const double[:, ::1] dense
     cdef const double[::1] data
+    cdef const float[:, ::1] dense32
+    cdef const float[::1] data32
     cdef const int[::1] indices32, indptr32
     cdef const Py_ssize_t[::1] indices64, indptr64
     cdef bint is_csr = isinstance(X, CSRArrays), wide = False
+    cdef bint single = (X.data if is_csr else X).dtype == np.float32
     cdef double u
     if is_csr:
         if len(X.data) == 0:
             return out_arr[:n_features]
-        data = X.data
+        if single:
+            data32 = X.data
+        else:
+            data = X.data
         wide = X.indices.dtype.itemsize == sizeof(Py_ssize_t)
         if wide:
             indices64, indptr64 = X.indices, X.indptr
         else:
             indices32, indptr32 = X.indices, X.indptr
+    elif single:
+        dense32 = np.ascontiguousarray(X)
     else:
         dense = np.ascontiguousarray(X, dtype=np.float64)
     with nogil:
@@ -305,8 +314,19 @@ def combine_rows(X, coef, ptr, weights):
                 if u == 0.0:
                     continue
                 if not is_csr:
-                    for j in range(n_features):
-                        out[j] += u * dense[k, j]
+                    if single:
+                        for j in range(n_features):
+                            out[j] += u * dense32[k, j]
+                    else:
+                        for j in range(n_features):
+                            out[j] += u * dense[k, j]
+                elif single:
+                    if wide:
+                        for j in range(indptr64[k], indptr64[k + 1]):
+                            out[indices64[j]] += u * data32[j]
+                    else:
+                        for j in range(indptr32[k], indptr32[k + 1]):
+                            out[indices32[j]] += u * data32[j]
                 elif wide:
                     for j in range(indptr64[k], indptr64[k + 1]):
                         out[indices64[j]] += u * data[j]

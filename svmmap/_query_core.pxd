@@ -143,13 +143,19 @@ cdef inline double coefficients_from_interleaving(const ScoredDoc *rel, Py_ssize
     return ap / n_rel
 
 
-cdef inline void dense_scores(const double *X, Py_ssize_t n_features, Py_ssize_t lo,
+ctypedef fused value_t:
+    # the storage of X's values: float64, or float32 (read in place, summed in float64)
+    double
+    float
+
+
+cdef inline void dense_scores(const value_t *X, Py_ssize_t n_features, Py_ssize_t lo,
                               Py_ssize_t size, const double *w, double *out) noexcept nogil:
     """out[k] = X[lo + k] . w for a C-contiguous dense X: one pass over the query's rows
     with four partial sums (a row stream is memory-bound like BLAS dgemv, and the loop keeps
     scipy.linalg's BLAS, a sixth of a second to import, out of every run)."""
     cdef Py_ssize_t k, j, end4 = n_features - n_features % 4
-    cdef const double *row
+    cdef const value_t *row
     cdef double s0, s1, s2, s3
     for k in range(size):
         row = X + (lo + k) * n_features
@@ -170,7 +176,7 @@ ctypedef fused index_t:
     Py_ssize_t
 
 
-cdef inline void csr_scores(const double *data, const index_t *indices, const index_t *indptr,
+cdef inline void csr_scores(const value_t *data, const index_t *indices, const index_t *indptr,
                             Py_ssize_t lo, Py_ssize_t size, const double *w,
                             double *out) noexcept nogil:
     """out[k] = X[lo + k] . w for a CSR X."""
@@ -305,12 +311,16 @@ cdef struct OracleCall:
 
 cdef struct Rows:
     # the rows of X as the constraint pass reads them: dense (C-contiguous, raveled) or CSR
-    # with int32 (``wide`` false) or intp indices
+    # with int32 (``wide`` false) or intp indices; float64 values, or float32 (``single``:
+    # dense32 / data32)
     bint is_csr
     bint wide
+    bint single
     Py_ssize_t n_features
     const double *dense
     const double *data
+    const float *dense32
+    const float *data32
     const int *indices32
     const int *indptr32
     const Py_ssize_t *indices64
@@ -328,7 +338,15 @@ cdef inline void rows_scores(const Rows *rows, Py_ssize_t lo, Py_ssize_t size,
                              double *out) noexcept nogil:
     """out[k] = X[lo + k] . w for the rows' layout."""
     if not rows.is_csr:
-        dense_scores(rows.dense, rows.n_features, lo, size, rows.w, out)
+        if rows.single:
+            dense_scores(rows.dense32, rows.n_features, lo, size, rows.w, out)
+        else:
+            dense_scores(rows.dense, rows.n_features, lo, size, rows.w, out)
+    elif rows.single:
+        if rows.wide:
+            csr_scores(rows.data32, rows.indices64, rows.indptr64, lo, size, rows.w, out)
+        else:
+            csr_scores(rows.data32, rows.indices32, rows.indptr32, lo, size, rows.w, out)
     elif rows.wide:
         csr_scores(rows.data, rows.indices64, rows.indptr64, lo, size, rows.w, out)
     else:
@@ -405,6 +423,9 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     import numpy as np
 
     cdef bint wide = inputs.indices.dtype.itemsize == sizeof(Py_ssize_t)
+    values = inputs.data if inputs.is_csr else inputs.dense
+    cdef bint single = values.dtype == np.float32
+    cdef const float[::1] values32 = values if single else np.zeros(1, np.float32)
     cdef const int[::1] indices32 = inputs.indices if not wide else np.zeros(1, np.intc)
     cdef const int[::1] indptr32 = inputs.indptr if not wide else np.zeros(1, np.intc)
     cdef const Py_ssize_t[::1] indices64 = inputs.indices if wide else np.zeros(1, np.intp)
@@ -416,8 +437,11 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     cdef ConstraintTask task
     task.arrays = query_arrays(None, inputs.relevant, inputs.gains, coef_arr, loss_arr, &call)
     task.margin = output_doubles(margin_arr)
-    task.rows = Rows(inputs.is_csr, wide, inputs.n_features, input_doubles(inputs.dense),
-                     input_doubles(inputs.data), &indices32[0], &indptr32[0], &indices64[0],
+    empty = np.zeros(1)
+    task.rows = Rows(inputs.is_csr, wide, single, inputs.n_features,
+                     input_doubles(empty if single else inputs.dense),
+                     input_doubles(empty if single else inputs.data),
+                     &values32[0], &values32[0], &indices32[0], &indptr32[0], &indices64[0],
                      &indptr64[0], input_doubles(inputs.w))
     for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
     return loss_arr, coef_arr, margin_arr

@@ -15,7 +15,15 @@
 // each chunk counted and parsed into its own slice of the caller's arrays (sized by the
 // chunks' counts), and the slices merged in order: the same arrays, line numbers and byte
 // ranges as one pass over the whole text.
+//
+// A file is parsed block by block (svmmap._svmlight_reader.CSRBuilder): each block ends at a
+// line end, and its rows are appended to arrays that grow with realloc, so that the text is
+// never held whole.
 #pragma once
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <cmath>
@@ -29,6 +37,88 @@
 #include <vector>
 
 namespace svmlight {
+
+// tracemalloc's PyTraceMalloc_Track / _Untrack, looked up in the running interpreter (Python
+// 3.11's header declares them without C linkage for C++): the reader's arrays are malloc'd,
+// and reported to tracemalloc as numpy reports its own.  Without the interpreter's symbols,
+// nothing is reported.
+inline void trace_track(unsigned domain, uintptr_t ptr, size_t size) {
+    using Track = int (*)(unsigned, uintptr_t, size_t);
+    static Track track = reinterpret_cast<Track>(dlsym(RTLD_DEFAULT, "PyTraceMalloc_Track"));
+    if (track) track(domain, ptr, size);
+}
+
+// Ask for transparent huge pages on a large block of memory, as numpy does for its arrays of
+// 4 MiB or more (fewer page faults while the block is first written).
+inline void advise_huge_pages(void* data, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    if (bytes < (size_t(1) << 22)) return;
+    uintptr_t start = (reinterpret_cast<uintptr_t>(data) + 4095) & ~uintptr_t(4095);
+    uintptr_t end = reinterpret_cast<uintptr_t>(data) + bytes;
+    if (end > start) madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+#endif
+}
+
+// The memory of the reader's growing arrays: small blocks from malloc, from kMapBytes on a
+// mapping of their own, grown and shrunk with mremap (pages move, nothing is copied), so that
+// growing never holds the old and the new block at once, whatever state malloc is in (glibc's
+// realloc copies blocks below its dynamic mmap threshold, up to 32 MiB; below 4 MiB, malloc
+// reuses memory a process has already touched, which costs fewer page faults).
+constexpr size_t kMapBytes = size_t(1) << 22;
+
+inline size_t page_rounded(size_t bytes) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    return (bytes + page - 1) / page * page;
+}
+
+// `data` (`old_bytes` long as allocated here; nullptr and 0 for none) resized to `bytes`
+// (> 0), its first min(old_bytes, bytes) bytes kept: the new address, or nullptr (then `data`
+// is untouched).
+inline void* resize_memory(void* data, size_t old_bytes, size_t bytes) {
+#ifndef MREMAP_MAYMOVE  // no mremap (not Linux): realloc
+    (void)old_bytes;
+    return std::realloc(data, bytes);
+#else
+    const bool was_mapped = old_bytes >= kMapBytes, mapped = bytes >= kMapBytes;
+    if (!was_mapped && !mapped) return std::realloc(data, bytes);
+    if (was_mapped && mapped) {
+        void* moved = mremap(data, page_rounded(old_bytes), page_rounded(bytes), MREMAP_MAYMOVE);
+        return moved == MAP_FAILED ? nullptr : moved;
+    }
+    void* fresh;
+    if (mapped) {
+        fresh = mmap(nullptr, page_rounded(bytes), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (fresh == MAP_FAILED) return nullptr;
+    } else if ((fresh = std::malloc(bytes)) == nullptr) {
+        return nullptr;
+    }
+    if (data != nullptr) {
+        std::memcpy(fresh, data, old_bytes < bytes ? old_bytes : bytes);
+        if (was_mapped) munmap(data, page_rounded(old_bytes)); else std::free(data);
+    }
+    return fresh;
+#endif
+}
+
+inline void free_memory(void* data, size_t bytes) {
+    if (data == nullptr) return;
+#ifdef MREMAP_MAYMOVE
+    if (bytes >= kMapBytes) {
+        munmap(data, page_rounded(bytes));
+        return;
+    }
+#endif
+    (void)bytes;
+    std::free(data);
+}
+
+inline void trace_untrack(unsigned domain, uintptr_t ptr) {
+    using Untrack = int (*)(unsigned, uintptr_t);
+    static Untrack untrack =
+        reinterpret_cast<Untrack>(dlsym(RTLD_DEFAULT, "PyTraceMalloc_Untrack"));
+    if (untrack) untrack(domain, ptr);
+}
 
 inline bool is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' ||
@@ -134,11 +224,12 @@ struct Lines {
 
 // Parse text[0:n].  indptr has room for count().newlines + 2 entries, indices / values for
 // count().colons; limit is the largest feature index accepted, max_abs the largest magnitude of
-// a feature value.  Zero values are not stored.
+// a feature value.  Zero values are not stored; values are stored as Value (double, or float:
+// the double rounded to float, as numpy's astype rounds it).
 // with_qid false: lines are "<label> <index>:<value> ..." (queries come from a group file).
-template <typename Index>
+template <typename Index, typename Value>
 void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool with_qid,
-           Index* indptr, Index* indices, double* values, Lines* out) {
+           Index* indptr, Index* indices, Value* values, Lines* out) {
     const char* p = text;
     const char* end = text + n;
     const uint64_t index_max = uint64_t(std::numeric_limits<Index>::max());
@@ -213,7 +304,7 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
                     return;
                 }
                 indices[nnz] = Index(index - 1);
-                values[nnz] = value;
+                values[nnz] = Value(value);
                 ++nnz;
             }
         }
@@ -270,14 +361,15 @@ inline std::vector<Counts> count_chunks(const char* text, const std::vector<int6
 // from col_off[c] (running sums of their colons); the merge moves them down to close the
 // gaps (every destination at or before its source) and fills `out` as parse() would have:
 // global line numbers and byte ranges, the first rejected line, an index overflow anywhere.
-template <typename Index>
+template <typename Index, typename Value>
 void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t limit,
-                  double max_abs, bool with_qid, Index* indptr, Index* indices, double* values,
+                  double max_abs, bool with_qid, Index* indptr, Index* indices, Value* values,
                   const std::vector<int64_t>& row_off, const std::vector<int64_t>& col_off,
                   int n_threads, Lines* out) {
     const int64_t k = int64_t(bounds.size()) - 1;
     if (k == 1) {  // one chunk: straight into the output, nothing to merge
-        parse<Index>(text, bounds[1], limit, max_abs, with_qid, indptr, indices, values, out);
+        parse<Index, Value>(text, bounds[1], limit, max_abs, with_qid, indptr, indices, values,
+                            out);
         return;
     }
     std::vector<Lines> parts(static_cast<size_t>(k));
@@ -287,9 +379,9 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
 #pragma omp parallel for schedule(static, 1) num_threads(n_threads)
     for (int64_t c = 0; c < k; ++c) {
         try {
-            parse<Index>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs, with_qid,
-                         indptr + row_off[c], indices + col_off[c], values + col_off[c],
-                         &parts[c]);
+            parse<Index, Value>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs,
+                                with_qid, indptr + row_off[c], indices + col_off[c],
+                                values + col_off[c], &parts[c]);
         } catch (const std::bad_alloc&) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -315,7 +407,7 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
             indptr[rows + i] = Index(nnz + int64_t(indptr[row_off[c] + i]));
         if (part.nnz) {
             std::memmove(indices + nnz, indices + col_off[c], size_t(part.nnz) * sizeof(Index));
-            std::memmove(values + nnz, values + col_off[c], size_t(part.nnz) * sizeof(double));
+            std::memmove(values + nnz, values + col_off[c], size_t(part.nnz) * sizeof(Value));
         }
         out->labels.insert(out->labels.end(), part.labels.begin(), part.labels.end());
         out->qid_int.insert(out->qid_int.end(), part.qid_int.begin(), part.qid_int.end());

@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 
     from ._typing import Matrix, PathLike, Vector
 
+#: the value types X is taken in (validate_data's ``dtype``: kept when it is one of them, else
+#: converted to the first): float32 X is read in place by the kernels, never copied to float64
+VALUE_TYPES = [np.float64, np.float32]
+
 
 class InvalidParameter(InvalidParameterError, ParameterError):
     """A parameter outside its rules, raised by ``check_params``: scikit-learn's
@@ -106,12 +110,13 @@ class BaseRanker(RuleChecked, BaseEstimator):
     # -- input checks ------------------------------------------------------------------------
 
     def _validate_training_data(self, X, y, qid):
-        """(X, y, qid): X float64 CSR or C-contiguous dense, y numbers, qid one entry per row
-        (None: every row in one query).  Sets n_features_in_ and, for a DataFrame,
-        feature_names_in_.  X's finiteness is left to QueryCollection.from_validated, which
-        every fit calls next (``_training_collection``: one scan of the values)."""
+        """(X, y, qid): X float64 (or float32, kept: the kernels read it in place) CSR or
+        C-contiguous dense, y numbers, qid one entry per row (None: every row in one query).
+        Sets n_features_in_ and, for a DataFrame, feature_names_in_.  X's finiteness is left
+        to QueryCollection.from_validated, which every fit calls next
+        (``_training_collection``: one scan of the values)."""
         try:
-            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=VALUE_TYPES,
                                  order="C", y_numeric=True, ensure_all_finite=False,
                                  ensure_min_features=self._min_features)
         except InputFormatError:
@@ -130,7 +135,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
         names of the features); qid checked when given."""
         check_is_fitted(self)
         try:
-            X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",
+            X = validate_data(self, X, accept_sparse="csr", dtype=VALUE_TYPES, order="C",
                               reset=False, ensure_min_features=self._min_features)
         except ValueError as exc:
             raise InputFormatError(str(exc)) from None

@@ -11,8 +11,8 @@ features or labels), which is what the metrics and the per-query feature transfo
 
 What the kernels read is held in their form, made once: X as a C-contiguous float64 ndarray
 or the arrays of a CSR matrix with float64 data and sorted intp indices (``kernel_X``; scipy
-itself keeps int32 indices when they fit), the relevance flags as uint8, ``ptr`` as intp and
-the query of every document.
+itself keeps int32 indices when they fit; float32 values are kept as they are), the
+relevance flags as uint8, ``ptr`` as intp and the query of every document.
 
 Sparse X is a scipy.sparse matrix (the estimators' input) or the reader's CSRArrays (the
 commands': svmmap._csr, so that a command run imports no scipy); grouping gathers rows of
@@ -33,29 +33,32 @@ from .options import MAX_ABS_VALUE
 
 def check_features(X):
     """Return X as float64 CSR with sorted indices (if sparse: scipy's, or CSRArrays) or a
-    C-contiguous float64 2-d ndarray, all finite and at most MAX_ABS_VALUE in magnitude.  X
-    itself when it already is (a CSR input's int32 indices are kept); a copy only of what must
-    change (the caller's matrix is never modified)."""
+    C-contiguous float64 2-d ndarray -- float32 when X's values are float32 (kept, not copied:
+    the kernels read them in place and compute in float64) -- all finite and at most
+    MAX_ABS_VALUE in magnitude.  X itself when it already is (a CSR input's int32 indices are
+    kept); a copy only of what must change (the caller's matrix is never modified)."""
+    values_of = X.data if isinstance(X, CSRArrays) else X
+    value_type = np.float32 if getattr(values_of, "dtype", None) == np.float32 else np.float64
     if isinstance(X, CSRArrays):
-        if X.data.dtype != np.float64:
-            X = X._replace(data=X.data.astype(np.float64))
+        if X.data.dtype != value_type:
+            X = X._replace(data=X.data.astype(value_type))
         values = X.data
     elif is_scipy_sparse(X):
         import scipy.sparse as sp  # loaded already: X is scipy's
 
-        if not (X.format == "csr" and X.dtype == np.float64):
-            X = sp.csr_matrix(X, dtype=np.float64)
+        if not (X.format == "csr" and X.dtype == value_type):
+            X = sp.csr_matrix(X, dtype=value_type)
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         values = X.data
     else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = np.ascontiguousarray(X, dtype=value_type)
         if X.ndim != 2:
             raise InputFormatError(f"X must be two-dimensional, got shape {X.shape}")
         values = X
     # min and max find NaN (which they propagate), infinities and the largest magnitude
     # without a temporary of X's size
-    lowest, highest = (values.min(), values.max()) if values.size else (0.0, 0.0)
+    lowest, highest = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
     if not (np.isfinite(lowest) and np.isfinite(highest)):
         raise InputFormatError("X contains NaN or infinite values")
     if max(highest, -lowest) > MAX_ABS_VALUE:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from typing import Self, Union
 
     import dask.dataframe
+    import numpy.typing as npt
 
     from ._typing import Callbacks, Matrix, PathLike, Vector
     from .features import BinnedFeatureMap
@@ -305,7 +306,9 @@ class Partition:
             # a chunk can arrive in a buffer the transfer left at any byte offset; BLAS sums
             # in an order that depends on the alignment, so such a chunk is copied into
             # numpy's own (16-byte aligned) memory: the same layout gives the same bits
-            X = np.array(X, dtype=np.float64, order="C")
+            # (float32 chunks stay float32)
+            X = np.array(X, dtype=np.float32 if X.dtype == np.float32 else np.float64,
+                         order="C")
         collection = QueryCollection.from_arrays(X, y, qid)
         queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
         plugin = None
@@ -525,8 +528,8 @@ def _quiet_logs():
 # -- reading shards on the workers -----------------------------------------------------------
 
 def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None = None,
-                  client: Client | None = None, max_abs_value: float | None = None
-                  ) -> tuple[da.Array, da.Array, da.Array]:
+                  client: Client | None = None, max_abs_value: float | None = None,
+                  dtype: npt.DTypeLike = np.float64) -> tuple[da.Array, da.Array, da.Array]:
     """Read SVMlight / LETOR shards on the workers, each shard where it is read.
 
     ``paths``: a glob pattern, a path, or a list of them (each list entry may itself be a
@@ -535,15 +538,17 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
     chunks of n_features columns (default: the largest feature index over all shards), y
     float64 and qid int64 (or str if any shard has a non-integer id).  A malformed line
     raises the same InputFormatError ``path:line: reason`` as svmmap.load_svmlight, whose
-    ``max_abs_value`` (refuse larger feature values) is passed on.
+    ``max_abs_value`` (refuse larger feature values) and ``dtype`` (X's values: float64, or
+    float32, which halves them; the learners read float32 in place) are passed on.
     """
     client = client if client is not None else default_client()
     files = expand_paths(paths)
     # standard input ("-") is this process's: read here and sent to a worker (a worker
     # reading "-" would read its own, empty, standard input)
-    shards = [client.scatter([_read_shard(STDIN, n_features, max_abs_value)], hash=False)[0]
+    shards = [client.scatter([_read_shard(STDIN, n_features, max_abs_value, dtype)],
+                             hash=False)[0]
               if file == STDIN else
-              client.submit(_read_shard, file, n_features, max_abs_value, pure=False)
+              client.submit(_read_shard, file, n_features, max_abs_value, dtype, pure=False)
               for file in files]
     shapes = client.gather(client.map(_shard_shape, shards))
     width = n_features if n_features is not None else max(d for _, d, _ in shapes)
@@ -556,8 +561,8 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
               for shard, offset in zip(shards, offsets)]
     parts = [client.submit(lambda s, i: s[i], shard, i) for shard in padded for i in range(3)]
     X = da.concatenate([
-        da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.float64,
-                        meta=sp.csr_matrix((0, width)))
+        da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.dtype(dtype),
+                        meta=sp.csr_matrix((0, width), dtype=dtype))
         for k, (m, _, _) in enumerate(shapes)], axis=0)
     y = da.concatenate([da.from_delayed(parts[3 * k + 1], shape=(m,), dtype=np.float64)
                         for k, (m, _, _) in enumerate(shapes)])
@@ -581,8 +586,9 @@ def expand_paths(paths):
     return files
 
 
-def _read_shard(path, n_features, max_abs_value):
-    return load_svmlight(path, n_features=n_features, max_abs_value=max_abs_value)
+def _read_shard(path, n_features, max_abs_value, dtype=np.float64):
+    return load_svmlight(path, n_features=n_features, max_abs_value=max_abs_value,
+                         dtype=dtype)
 
 
 def _shard_shape(shard):

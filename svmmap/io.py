@@ -31,11 +31,13 @@ command-line tools use, returns the same arrays as ``CSRArrays`` (svmmap._csr), 
 importing scipy.
 
 Layers: :class:`svmmap.sources.Source` (file or stdin, decompression, memory map, byte-order
-mark) hands bytes to the parser (:func:`_parse`), which knows nothing about where they came
-from.  The parser is the extension (``_svmlight_reader``, C++: one counting scan, one parsing
-pass, numbers converted with ``std::from_chars``, so every value is the float64 Python's
-``float()`` gives); it stops at the first line it rejects and :func:`_line_reason` explains
-why, so every message is defined here.  Text with whitespace beyond ASCII (which
+mark) hands bytes to the parser (:func:`_parse`) in blocks cut at line ends, and the parser
+knows nothing about where they came from.  The parser is the extension (``_svmlight_reader``,
+C++: per block one counting scan and one parsing pass, numbers converted with
+``std::from_chars``, so every value is the float64 Python's ``float()`` gives), whose arrays
+grow block by block: reading holds them and one block, never the whole text.  It stops at
+the first line it rejects and :func:`_line_reason` explains why, so every message is defined
+here (line numbers run on through the blocks).  Text with whitespace beyond ASCII (which
 ``str.split`` splits on) goes to the Python parser of the same rules, :func:`_parse_text`.
 """
 
@@ -53,7 +55,7 @@ import numpy as np
 
 from ._csr import as_scipy
 from ._kernel_inputs import CSRArrays
-from ._svmlight_reader import is_ascii, parse_svmlight
+from ._svmlight_reader import CSRBuilder, is_ascii
 from .errors import InputFormatError
 from .options import ndcg_label_error, thread_count
 from .side_files import group_file, group_qids, load_query_weights
@@ -67,7 +69,9 @@ from .sources import (
     decode,
     has_qid,
     input_files,
+    line_blocks,
     open_sources,
+    split_lines,
 )
 from .writer import dump_svmlight
 
@@ -148,10 +152,11 @@ def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
         before they are read: for an index file on standard input or in a pipe, which
         :func:`input_files` does not read (the commands check their output against them).
     dtype : np.float64 (default) or np.float32
-        The storage of X's values.  float32 halves them (each file is parsed in float64 and
-        converted as soon as it is read); a value beyond float32's range (3.4e38) is refused
-        with file and line.  The learners compute in float64: a model trained on float32 X is
-        the float64 model of the values rounded to float32.
+        The storage of X's values.  float32 halves them (each value is parsed to the nearest
+        float64 and stored rounded to float32); a value beyond float32's range (3.4e38) is
+        refused with file and line.  The learners read float32 X in place and compute in
+        float64: a model trained on float32 X is the float64 model of the values rounded to
+        float32.
 
     Returns
     -------
@@ -214,10 +219,7 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
             try:
                 with source if isinstance(source, Source) else Source(source) as opened:
                     parts.append(_parse_source(opened, limits, group, return_comments,
-                                               thread_count(n_threads)))
-                    parts[-1].values = parts[-1].values.astype(dtype, copy=False)
-                    if max_label is not None:
-                        _check_labels(opened, parts[-1].labels, max_label)
+                                               thread_count(n_threads), dtype, max_label))
             except MemoryError:  # name the file being read (the command adds what to do)
                 raise MemoryError(f"reading {getattr(source, 'path', source)}") from None
     _number_group_queries(parts, sources)
@@ -234,19 +236,8 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
     return X, y, qid, [c for part in parts for c in part.comments]
 
 
-def _check_labels(source, labels, max_label):
-    """Refuse, naming the file and line, the first label above ``max_label`` (an NDCG loss's
-    largest grade: svmmap.options.ndcg_label_error)."""
-    over = np.flatnonzero(labels > max_label)
-    if len(over):
-        row = int(over[0])
-        raise InputFormatError(ndcg_label_error(labels[row]), source.path,
-                               _line_of_row(source.view, row))
-
-
-def _line_of_row(data, row):
-    """The line number of the ``row``-th document (0-based) of a data file's bytes."""
-    text = str(data, "utf-8", "replace")
+def _line_of_row(text, row):
+    """The line number of the ``row``-th document (0-based) of a data file's text."""
     for k, (lineno, _, _) in enumerate(data_lines(text)):
         if k == row:
             return lineno
@@ -328,9 +319,10 @@ def _csr(parts, n_features):
     return CSRArrays(values, indices, indptr, (n_rows, n_features))
 
 
-def _parse_source(source, limits, group, return_comments, n_threads=1):
-    """Parse one data file into a _Part; without ``qid:`` on its lines, number its queries
-    from the group file (``group``, or ``<path>.query`` when it exists)."""
+def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.float64,
+                  max_label=None):
+    """Parse one data file (a Source) into a _Part; without ``qid:`` on its lines, number its
+    queries from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
     first = source.first_line
     with_qid = has_qid(first)
@@ -339,7 +331,8 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
         group = beside if beside.is_file() else None
     if group is None:
         try:
-            return _parse(path, source.view, limits, return_comments, n_threads=n_threads)
+            return _parse(path, source, limits, return_comments, n_threads=n_threads,
+                          dtype=dtype, max_label=max_label)
         except InputFormatError as err:
             if with_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
@@ -349,43 +342,133 @@ def _parse_source(source, limits, group, return_comments, n_threads=1):
     if with_qid:
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
-    part = _parse(path, source.view, limits, return_comments, with_qid=False,
-                  n_threads=n_threads)
+    part = _parse(path, source, limits, return_comments, with_qid=False, n_threads=n_threads,
+                  dtype=dtype, max_label=max_label)
     part.qid, part.qid_texts = group_qids(group, len(part.labels), path), None
     part.from_group = True
     return part
 
 
-def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1):
-    """Parse one data file's bytes into a _Part (``with_qid=False``: lines are ``<label>
-    <index>:<value> ...``, and the _Part has no query ids), in the extension (``n_threads``
-    at a time) unless the text has whitespace beyond ASCII (then :func:`_parse_text`)."""
-    if not is_ascii(data):
-        text = decode(data, path)
-        if _UNICODE_SPACE_RE.search(text):
-            return _parse_text(path, text, limits, with_qid)
-    n_features, max_abs_value = limits
-    parsed = parse_svmlight(data, MAX_INDEX if n_features is None else n_features,
-                            max_abs_value, with_qid, n_threads=n_threads)
-    if parsed["error_line"]:
-        raise InputFormatError(_excerpt_reason(data, parsed["error_start"],
-                                               parsed["error_end"], limits, with_qid),
-                               path, parsed["error_line"])
-    if not len(parsed["labels"]):
-        raise InputFormatError("no data lines", path)
+#: bytes of text a thread parses at a time: a file is read in blocks of this many bytes per
+#: thread, so that reading holds the arrays it returns and one block, never the whole text
+BLOCK_BYTES = 1 << 23
 
-    def texts(starts, lengths):
-        return [str(data[a:a + n], "utf-8") for a, n in zip(starts.tolist(), lengths.tolist())]
 
-    int_qids = with_qid and parsed["qids_are_int"]
-    return _Part(
-        labels=parsed["labels"], indptr=parsed["indptr"], indices=parsed["indices"],
-        values=parsed["values"], max_index=parsed["max_index"],
-        qid=parsed["qid_int"] if int_qids else None,
-        qid_texts=None if not with_qid or (int_qids and parsed["qids_canonical"]) else
-        texts(parsed["qid_start"], parsed["qid_length"]),
-        comments=texts(parsed["comment_start"], parsed["comment_length"])
-        if return_comments else None)
+def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtype=np.float64,
+           max_label=None, block_bytes=BLOCK_BYTES):
+    """Parse one data file (a Source, or its bytes) into a _Part (``with_qid=False``: lines
+    are ``<label> <index>:<value> ...``, and the _Part has no query ids), block by block
+    (:class:`_Reading`), ``n_threads`` at a time, values stored as ``dtype``; a label above
+    ``max_label`` is refused once the whole file has parsed (a malformed line comes first)."""
+    size = block_bytes * n_threads
+    blocks = data.blocks(size) if isinstance(data, Source) else line_blocks(data, size)
+    reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label)
+    try:
+        for block in blocks:
+            reading.add(block, n_threads)
+    finally:
+        blocks.close()  # its views of the file released now, not with a traceback
+    return reading.part()
+
+
+class _Reading:
+    """A data file's rows, appended block by block (each block ends at a line end): the CSR
+    arrays grow in the extension's CSRBuilder, per-row labels, query ids and comments in
+    lists of the blocks' arrays.  A block is parsed by the extension unless its text has
+    whitespace beyond ASCII (then by :func:`_parse_text`); line numbers in messages run on
+    through the blocks."""
+
+    def __init__(self, path, limits, with_qid, return_comments, dtype, max_label):
+        self.path, self.limits, self.with_qid = path, limits, with_qid
+        self.max_label = max_label
+        self.builder = CSRBuilder(dtype)
+        self.labels, self.qid_ints = [], []
+        #: every query id is an integer; the texts, kept once one is not str() of its integer
+        self.qids_are_int, self.qid_texts = True, None
+        self.comments = [] if return_comments else None
+        #: lines of the blocks before the current one
+        self.lines = 0
+        #: the first label above max_label: (reason, line)
+        self.label_error = None
+
+    def add(self, block, n_threads):
+        """Parse one block and append its rows."""
+        if not is_ascii(block):
+            text = decode(block, self.path, self.lines)
+            if _UNICODE_SPACE_RE.search(text):
+                return self._add_text(block, text)
+        n_features, max_abs_value = self.limits
+        parsed = self.builder.parse_block(block, MAX_INDEX if n_features is None else
+                                          n_features, max_abs_value, self.with_qid, n_threads)
+        if parsed["error_line"]:
+            raise InputFormatError(_excerpt_reason(block, parsed["error_start"],
+                                                   parsed["error_end"], self.limits,
+                                                   self.with_qid),
+                                   self.path, self.lines + parsed["error_line"])
+
+        def texts(kind):
+            starts, lengths = parsed[f"{kind}_start"].tolist(), parsed[f"{kind}_length"].tolist()
+            return [str(block[a:a + n], "utf-8") for a, n in zip(starts, lengths)]
+
+        if self.with_qid:
+            self._add_qids(parsed["qid_int"], parsed["qids_are_int"],
+                           parsed["qids_are_int"] and parsed["qids_canonical"],
+                           lambda: texts("qid"))
+        if self.comments is not None:
+            self.comments += texts("comment")
+        self._add_labels(block, parsed["labels"])
+        self.lines += parsed["lines_read"]
+
+    def _add_text(self, block, text):
+        """Append the rows of a block's decoded text, parsed by :func:`_parse_text`."""
+        part = _parse_text(self.path, text, self.limits, self.with_qid, self.lines, True)
+        self.builder.append(part.indptr, part.indices, part.values, part.max_index)
+        if self.with_qid:
+            qid = part.qid if part.qid is not None else np.zeros(0, dtype=np.int64)
+            self._add_qids(qid, part.qid is not None, part.qid is not None and
+                           [str(q) for q in qid.tolist()] == part.qid_texts,
+                           lambda: part.qid_texts)
+        if self.comments is not None:
+            self.comments += part.comments
+        self._add_labels(block, part.labels)
+        self.lines += len(split_lines(text)) - (text[-1] in "\r\n")
+
+    def _add_qids(self, qid_int, are_int, canonical, texts):
+        """Append a block's query ids: integers (when ``are_int``), and their texts (called
+        for) once some block's are not all str() of their integers (``canonical``)."""
+        if self.qid_texts is None and not canonical:  # every earlier query id was canonical
+            self.qid_texts = [str(q) for q in np.concatenate(self.qid_ints).tolist()] \
+                if self.qid_ints else []
+        if self.qid_texts is not None:
+            self.qid_texts += texts()
+        self.qids_are_int = self.qids_are_int and are_int
+        self.qid_ints = self.qid_ints + [qid_int] if self.qids_are_int else []
+
+    def _add_labels(self, block, labels):
+        """Append a block's labels, noting the first above max_label."""
+        self.labels.append(labels)
+        if self.max_label is None or self.label_error is not None:
+            return
+        over = np.flatnonzero(labels > self.max_label)
+        if len(over):
+            row = int(over[0])
+            text = str(block, "utf-8", "replace")
+            self.label_error = (ndcg_label_error(labels[row]),
+                                self.lines + _line_of_row(text, row))
+
+    def part(self):
+        """The _Part of every block read (a malformed line was raised before)."""
+        if self.label_error is not None:
+            raise InputFormatError(self.label_error[0], self.path, self.label_error[1])
+        if self.builder.rows == 0:
+            raise InputFormatError("no data lines", self.path)
+        max_index = int(self.builder.max_index)
+        indptr, indices, values = self.builder.finish()
+        return _Part(labels=np.concatenate(self.labels), indptr=indptr, indices=indices,
+                     values=values, max_index=max_index,
+                     qid=np.concatenate(self.qid_ints) if self.with_qid and self.qids_are_int
+                     else None,
+                     qid_texts=self.qid_texts, comments=self.comments)
 
 
 def _excerpt_reason(data, start, end, limits, with_qid):
@@ -420,12 +503,15 @@ def _line_reason(line, limits, with_qid):
             or _feature_error(features, limits) or "malformed line")
 
 
-def _parse_text(path, text, limits, with_qid=True):
+def _parse_text(path, text, limits, with_qid=True, lines_before=0, block=False):
     """Parse one data file's decoded text in Python (the same rules as the extension) into a
-    _Part; used for text with whitespace beyond ASCII."""
+    _Part; used for text with whitespace beyond ASCII.  ``lines_before``: the lines of the
+    file before ``text``; ``block``: text is a block of the file (it may hold no data
+    line)."""
     labels, qids, feats, linenos, comments = [], [], [], [], []
     first_feature = 2 if with_qid else 1
     for lineno, tokens, comment in data_lines(text):
+        lineno += lines_before
         joined = " ".join(tokens[first_feature:])
         reason = _line_error(tokens, joined, limits, with_qid)
         if reason is not None:
@@ -438,7 +524,12 @@ def _parse_text(path, text, limits, with_qid=True):
         linenos.append(lineno)
         comments.append(comment)
     if not labels:
-        raise InputFormatError("no data lines", path)
+        if not block:
+            raise InputFormatError("no data lines", path)
+        return _Part(labels=np.zeros(0), indptr=np.zeros(1, dtype=np.int64),
+                     indices=np.zeros(0, dtype=np.int64), values=np.zeros(0), max_index=0,
+                     qid=np.zeros(0, dtype=np.int64) if with_qid else None,
+                     qid_texts=[] if with_qid else None, comments=[])
     index, value, counts = _features(path, feats, linenos, limits)
     keep = value != 0
     indptr = np.zeros(len(labels) + 1, dtype=np.int64)

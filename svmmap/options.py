@@ -47,3 +47,5 @@ CONVENTIONS = ("letor", "trec_eval")
 #: values are refused with their place rather than scaled silently (scaling would change
 #: the trade-off C means); 1e100 leaves 1e108 of headroom.
 MAX_ABS_VALUE = 1e100
+#: the storages of X's values the commands offer (``--dtype``: load_svmlight's ``dtype``)
+DTYPES = ("float64", "float32")

@@ -2,8 +2,8 @@
 (svmmap.io reads what they hold).
 
 * :class:`Source`: the bytes of a file or of standard input (``"-"``), decompressed when they
-  start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark; a plain
-  file is memory-mapped, not copied.
+  start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark, read as
+  a stream in blocks cut at line ends (a data file is never held whole).
 * An *index file* lists data files, one path a line (relative to its own directory):
   :func:`open_sources` expands it; :func:`input_files` names every file a load may read (each
   path given, the group file beside it, the files an index lists) from the heads of regular
@@ -15,7 +15,9 @@
 
 import bz2
 import gzip
+import io
 import lzma
+import math
 import mmap
 import os
 import re
@@ -30,11 +32,13 @@ from .errors import InputFormatError
 #: Standard input's name in arguments and in messages.
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-#: First bytes of the compressed formats read transparently, and their decompressors.
+#: First bytes of the compressed formats read transparently, their names, the streams that
+#: decompress them (given the compressed stream) and the errors those raise on bad data.
 COMPRESSION = (
-    (b"\x1f\x8b", "gzip", gzip.decompress, (OSError, EOFError, zlib.error)),
-    (b"BZh", "bzip2", bz2.decompress, (OSError, EOFError, ValueError)),
-    (b"\xfd7zXZ\x00", "xz", lzma.decompress, (lzma.LZMAError, EOFError)),
+    (b"\x1f\x8b", "gzip", lambda raw: gzip.GzipFile(fileobj=raw),
+     (OSError, EOFError, zlib.error)),
+    (b"BZh", "bzip2", bz2.BZ2File, (OSError, EOFError, ValueError)),
+    (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile, (lzma.LZMAError, EOFError)),
 )
 #: Suffix of the group file looked for beside a data file without ``qid:`` (LightGBM's).
 GROUP_SUFFIX = ".query"
@@ -42,6 +46,8 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 INDEX_HEAD_BYTES = 1 << 16
+#: the first block of a data file (Source.blocks: the buffer's first size)
+MIN_BLOCK_BYTES = 1 << 20
 
 
 def split_lines(text):
@@ -52,61 +58,173 @@ def split_lines(text):
 class Source:
     """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
     they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
-    ``view`` (a memoryview; a plain file is memory-mapped, not copied) and ``path``, the name
-    messages give.  Use it as a context manager (or ``close()``)."""
+    :meth:`blocks` hands them over in blocks cut at line ends, read into one buffer (a data
+    file larger than a block is never held whole; one that fits in a block is mapped, whose
+    page-cache pages cost fewer faults than a fresh buffer's), ``view`` holds them whole
+    (index and group files); ``path`` is the name messages give.  Use it as a context manager
+    (or ``close()``)."""
 
     def __init__(self, given):
         self.path = Path(STDIN_NAME if str(given) == STDIN else given)
+        self._file = None
+        self._stream = None
+        self._errors = (OSError,)
+        self._compression = None
+        self._eof = False
+        self._view = None
         self._mapped = None
-        if str(given) == STDIN:
-            data = sys.stdin.buffer.read()
-        else:
-            data = self._map(self.path)
-        for magic, name, decompress, errors in COMPRESSION:
-            if data[:len(magic)] == magic:
-                try:
-                    data = decompress(data)
-                except errors as err:
-                    self.close()
-                    raise InputFormatError(f"corrupt or truncated {name} data ({err})",
-                                           self.path) from None
-                self.close()
+        self._plain_size = None
+        raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
+        try:
+            magic = _read_up_to(raw, max(len(m) for m, *_ in COMPRESSION))
+        except OSError as err:
+            self.close()
+            raise InputFormatError(f"cannot read: {err.strerror}", self.path) from None
+        self._head = bytearray()
+        for prefix, name, opener, errors in COMPRESSION:
+            if magic.startswith(prefix):
+                self._compression, self._errors = name, errors
+                self._stream = opener(_Prefixed(magic, raw))
                 break
-        if not len(data):
+        else:
+            self._stream = raw
+            self._head += magic
+        # the size of a plain regular file (None for anything else)
+        if self._file is not None and self._compression is None:
+            status = os.fstat(self._file.fileno())
+            self._plain_size = status.st_size if stat.S_ISREG(status.st_mode) else None
+        self._fill_head(len(BOM))
+        if not self._head:
             self.close()
             raise InputFormatError("empty file", self.path)
-        self._whole = memoryview(data)
-        self.view = self._whole[3:] if self._whole[:3] == BOM else self._whole[:]
+        if self._head[:len(BOM)] == BOM:
+            del self._head[:len(BOM)]
 
     @cached_property
     def first_line(self):
         """(line number, tokens) of the first line that is not blank or a comment, or None
         (:func:`find_first_line`): found once, however many readers ask (is it an index file,
         does it carry ``qid:``)."""
-        return find_first_line(self.view)
+        return find_first_line(self)
 
-    def _map(self, path):
+    def head(self, size):
+        """(the first ``size`` bytes, whether that is all of them): read once, kept for
+        :meth:`blocks`."""
+        self._fill_head(size)
+        return bytes(self._head[:size]), self._eof and size >= len(self._head)
+
+    @property
+    def view(self):
+        """All the bytes, read whole (for index and group files)."""
+        if self._view is None:
+            self._fill_head(math.inf)
+            self._view = memoryview(self._head)
+        return self._view
+
+    def blocks(self, size, first=MIN_BLOCK_BYTES):
+        """Yield the bytes in memoryviews ending at a line end (``\\n``, ``\\r\\n`` or
+        ``\\r``) or at the end of the bytes, each a view of a buffer that holds at most a
+        line more than ``size`` bytes; a view is valid until the next is asked for.  The
+        buffer starts at ``first`` bytes and doubles while it is less than a sixteenth of the
+        bytes read (up to ``size``): a large file is not read into a large buffer from the
+        start -- but a plain file of at most ``size`` bytes is read in one block (each block
+        costs a pass's overhead, which a few megabytes do not repay).  Reads the stream
+        once."""
+        if self._plain_size is not None and 0 < self._plain_size < size and self._map():
+            yield from self._mapped_whole()
+            return
+        head, self._head = self._head, bytearray()  # read before the rest of the stream
+        buffer = bytearray(max(min(first, size), 1))
+        filled = taken = done = 0
+        while True:
+            n = min(len(head) - taken, len(buffer) - filled)
+            buffer[filled:filled + n] = head[taken:taken + n]
+            filled, taken = filled + n, taken + n
+            if taken == len(head):
+                filled += self._read_into(buffer, filled)
+            at_end = self._eof and taken == len(head)
+            cut = filled if at_end else whole_lines(buffer, filled)
+            if cut == 0 and not at_end:  # a line longer than the buffer
+                buffer += bytes(len(buffer))
+                continue
+            if cut:
+                with memoryview(buffer) as whole, whole[:cut] as block:
+                    yield block
+            if at_end and cut == filled:
+                return
+            buffer[:filled - cut] = buffer[cut:filled]
+            filled -= cut
+            done += cut
+            if len(buffer) < size and len(buffer) * 16 < done:
+                buffer += bytes(min(len(buffer), size - len(buffer)))
+
+    def _fill_head(self, size):
+        """Read until the head holds ``size`` bytes or the stream ends."""
+        while len(self._head) < size and not self._eof:
+            more = max(min(size - len(self._head), len(self._head)), INDEX_HEAD_BYTES)
+            start = len(self._head)
+            self._head += bytes(more)
+            self._head[start + self._read_into(self._head, start):] = b""
+
+    def _map(self):
+        """Map the file: whether it could be (else it is read into the buffer)."""
+        try:
+            self._mapped = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # e.g. no address space left: the buffer may fit
+            return False
+        return True
+
+    def _mapped_whole(self):
+        """:meth:`blocks` of a plain file that fits in one: a view of the file mapped (the
+        page cache's pages, mapped a few at a time: a buffer's fresh pages cost more)."""
+        self._head, self._eof = bytearray(), True
+        start = len(BOM) if self._mapped[:len(BOM)] == BOM else 0
+        with memoryview(self._mapped) as whole, whole[start:] as block:
+            yield block
+
+    def _read_into(self, buffer, start):
+        """Read into buffer[start:] until it is full or the stream ends; the bytes read."""
+        total = 0
+        with memoryview(buffer) as whole:
+            while start + total < len(buffer) and not self._eof:
+                try:
+                    n = self._stream.readinto(whole[start + total:])
+                except self._errors as err:
+                    if self._compression is None:
+                        raise InputFormatError(f"cannot read: {err.strerror}",
+                                               self.path) from None
+                    raise InputFormatError(f"corrupt or truncated {self._compression} data "
+                                           f"({err})", self.path) from None
+                if not n:
+                    self._eof = True
+                total += n or 0
+        return total
+
+    def _open(self, path):
         if os.path.isdir(path):
             raise InputFormatError("is a directory", path)
         if not os.path.exists(path):
             raise InputFormatError("file not found", path)
         try:
-            with open(path, "rb") as file:
-                try:
-                    self._mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-                except (ValueError, OSError):  # empty, or not a regular file
-                    return file.read()
+            self._file = open(path, "rb")
         except OSError as err:
             raise InputFormatError(f"cannot read: {err.strerror}", path) from None
-        return self._mapped
+        return self._file
 
     def close(self):
-        for name in ("view", "_whole"):
-            if hasattr(self, name):
-                getattr(self, name).release()
+        if self._view is not None:
+            self._view.release()
+            self._view = None
         if self._mapped is not None:
-            self._mapped.close()
+            try:
+                self._mapped.close()
+            except BufferError:  # a view still referenced (by a traceback): closed when freed
+                pass
             self._mapped = None
+        for stream in (self._stream, self._file):
+            if stream is not None and stream is not sys.stdin.buffer:
+                stream.close()
+        self._stream = self._file = None
 
     def __enter__(self):
         return self
@@ -115,31 +233,92 @@ class Source:
         self.close()
 
 
+def whole_lines(data, n, start=0):
+    """The end of the last line end in data[start:n] (n > start) that more bytes after n
+    cannot change (a '\\r' as the last byte may be half of "\\r\\n"); ``start`` if none."""
+    if n <= start:
+        return start
+    newline = data.rfind(b"\n", start, n)
+    # a '\r' counts only after the last '\n' (searched there alone: the search is a scan)
+    return max(newline, data.rfind(b"\r", max(newline, start), n - 1), start - 1) + 1
+
+
+def line_blocks(data, size):
+    """Bytes in memory (bytes-like) in memoryviews cut as :meth:`Source.blocks` cuts a
+    stream: at least ``size`` bytes each (but the last), ending at a line end."""
+    data = bytes(data)
+    start = 0
+    while start < len(data):
+        stop = start + size
+        cut = len(data) if stop >= len(data) else whole_lines(data, stop, start)
+        if cut == start:  # a line longer than size: the block grows as Source's buffer does
+            size *= 2
+            continue
+        yield memoryview(data)[start:cut]
+        start = cut
+
+
+def _read_up_to(stream, n):
+    """Up to ``n`` bytes of a binary stream (fewer only at its end: a pipe may give less at
+    a time)."""
+    data = b""
+    while len(data) < n:
+        more = stream.read(n - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+class _Prefixed(io.RawIOBase):
+    """The bytes ``prefix`` followed by the rest of ``stream`` (the magic bytes already read
+    from a pipe, handed back to the decompressor)."""
+
+    def __init__(self, prefix, stream):
+        self._prefix = memoryview(prefix)
+        self._stream = stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if len(self._prefix):
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        return self._stream.readinto(buffer)
+
+
 def read_text(path):
     """Return the decoded contents of an index or group file."""
     with Source(path) as source:
         return decode(source.view, source.path)
 
 
-def decode(data, path):
+def decode(data, path, lines_before=0):
     """UTF-8 text of ``data`` (bytes-like), or the error naming the line of the first byte
-    that is not UTF-8."""
+    that is not UTF-8 (``lines_before``: the lines of the file before ``data``)."""
     try:
         return str(data, "utf-8")
     except UnicodeDecodeError as err:
-        line = len(split_lines(str(data[:err.start], "utf-8")))
+        line = lines_before + len(split_lines(str(data[:err.start], "utf-8")))
         raise InputFormatError(
             f"not valid UTF-8 (byte 0x{data[err.start]:02x})", path, line
         ) from None
 
 
 def find_first_line(data, step=INDEX_HEAD_BYTES):
-    """(line number, tokens) of the first line of ``data`` (bytes) that is not blank or a
-    comment, or None; reads a head of the data that doubles until it holds that line whole."""
+    """(line number, tokens) of the first line of ``data`` (a Source, or bytes) that is not
+    blank or a comment, or None; reads a head of the data that doubles until it holds that
+    line whole."""
     size = step
     while True:
-        head = str(data[:size], "utf-8", "replace")
-        whole = size >= len(data)
+        if isinstance(data, Source):
+            head, whole = data.head(size)
+        else:
+            head, whole = data[:size], size >= len(data)
+        head = str(head, "utf-8", "replace")
         n_lines = len(split_lines(head))
         for lineno, tokens, _ in data_lines(head):
             if whole or lineno < n_lines:  # the head's last line may be cut
@@ -226,7 +405,7 @@ def _head_text(path):
         with open(path, "rb") as handle:
             magic = handle.read(8)
             handle.seek(0)
-            opener = next((_OPENERS[name] for prefix, name, *_ in COMPRESSION
+            opener = next((opener for prefix, _, opener, _ in COMPRESSION
                            if magic.startswith(prefix)), None)
             if opener is None:
                 head = handle.read(INDEX_HEAD_BYTES)
@@ -236,11 +415,6 @@ def _head_text(path):
     except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
         return None
     return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
-
-
-#: streaming readers of the compressed formats (a head is decompressed, not the whole file)
-_OPENERS = {"gzip": lambda f: gzip.GzipFile(fileobj=f), "bzip2": bz2.BZ2File,
-            "xz": lzma.LZMAFile}
 
 
 def is_index_line(tokens):

@@ -16,7 +16,7 @@ import sys
 
 from ..atomic import OutputKind, check_output
 from ..measures import help_text, parse_metrics
-from ..options import CONVENTIONS, MAX_ABS_VALUE
+from ..options import CONVENTIONS, DTYPES, MAX_ABS_VALUE
 from .common import add_force_option, add_group_option, positive_int, refuse_swapped, run
 
 __all__ = ["classify_main"]
@@ -59,6 +59,9 @@ def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_ba
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=positive_int,
                         default=1, metavar="N",
                         help="threads reading the test file (default 1)")
+    parser.add_argument("--dtype", choices=DTYPES, default="float64",
+                        help="storage of the feature values read (load_svmlight's dtype): "
+                             "float32 halves it (default float64)")
     add_force_option(parser, "a predictions file (every line one number, not all integers)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     return parser
@@ -154,7 +157,7 @@ def classify_main(argv=None, prog="svmmap_classify"):
         X, y, qid, *comments = read_svmlight(
             args.test_file, n_features=n_features, group=args.group,
             max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec,
-            files_read=listed)
+            files_read=listed, dtype=args.dtype)
         for path, _ in outputs:
             check_output(path, listed)
         docnos = trec_run.docnos_from_comments(comments[0]) if trec else None

@@ -42,6 +42,7 @@ from ..options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
     DEFAULT_SELECT_TOL,
+    DTYPES,
     MAX_ABS_VALUE,
     MAX_NDCG_LABEL,
     ORACLES,
@@ -231,6 +232,10 @@ def _learn_parser():
     parser.add_argument("--n-threads", "--threads", dest="n_threads", type=int, default=1,
                         help="threads for reading the data files and for the per-query "
                              "oracle loop (default 1)")
+    parser.add_argument("--dtype", choices=DTYPES, default="float64",
+                        help="storage of the feature values read (load_svmlight's dtype): "
+                             "float32 halves it, the model being the float64 one of the "
+                             "values rounded to float32 (default float64)")
     parser.add_argument("--qp-solver", choices=QP_SOLVERS, default="smo",
                         help="working-set QP: warm-started SMO with cvxopt behind it (default) "
                              "or cvxopt alone")
@@ -479,7 +484,8 @@ def _learn_here(args, params, selecting, callbacks, started):
     listed = []  # what an index file in a pipe lists: known once it is read
     # X as the reader's CSR arrays: no scipy import (svmmap._csr)
     X, y, qid = read_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
-                              n_threads=args.n_threads, max_label=max_label, files_read=listed)
+                              n_threads=args.n_threads, max_label=max_label, files_read=listed,
+                              dtype=args.dtype)
     check_output(args.model_file, listed)
     # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
     # documents are grouped, not checked again
@@ -507,7 +513,7 @@ def _learn_here(args, params, selecting, callbacks, started):
         if args.eval_set is not None:
             vali = QueryCollection.from_checked(*read_svmlight(
                 args.eval_set, n_features=n_features, max_abs_value=MAX_ABS_VALUE,
-                n_threads=args.n_threads))
+                n_threads=args.n_threads, dtype=args.dtype))
         fitted = selection.fit_c_path(params, data, sorted(args.C), vali, metric, tol,
                                       callbacks, holdout_fraction=args.holdout,
                                       refit_all=args.refit, vali_path=args.eval_set)
@@ -540,7 +546,7 @@ def _learn_on_dask(args, params, stack, callbacks):
                  SVMMAP_MODEL, args.force)
     client = stack.enter_context(svmmap_dask.cluster_client(args.dask_workers, args.scheduler))
     X, y, qid = svmmap_dask.read_svmlight(args.train_file, client=client,
-                                          max_abs_value=MAX_ABS_VALUE)
+                                          max_abs_value=MAX_ABS_VALUE, dtype=args.dtype)
     model = svmmap_dask.DaskSVMMap(**params, client=client)
     model.fit(X, y, qid, callbacks=callbacks)
     counts = X.shape[0], model.n_queries_, X.shape[1]

@@ -27,9 +27,10 @@ def glossary():
 
 
 #: options of the learn commands that set no estimator parameter: how the command runs, where
-#: its inputs are, and svmmap_learn's --acc-variant (a shorthand for cost_ratio / feature_map)
+#: its inputs are and how they are stored (--dtype: load_svmlight's dtype), and svmmap_learn's
+#: --acc-variant (a shorthand for cost_ratio / feature_map)
 COMMAND_ONLY = {"help", "debug", "group", "query_weights", "dask_workers", "scheduler",
-                "acc_variant", "method", "force"}
+                "acc_variant", "method", "force", "dtype"}
 
 
 def parameter_options(parser, estimators):

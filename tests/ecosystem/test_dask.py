@@ -131,6 +131,13 @@ def test_shards_read_on_the_workers(client, ohsumed, local_fit, tmp_path):
     with pytest.warns(UserWarning):
         model.fit(X, y, qid)
     _assert_close(model.coef_, local_fit.coef_)
+    # float32 storage on the workers: the chunks stay float32, and rounding the values
+    # (relative 6e-8) moves the model by less than the tolerance compared here
+    X32, _, _ = read_svmlight(str(tmp_path / "part-*.txt"), client=client, dtype=np.float32)
+    assert X32.dtype == np.float32 and X32.blocks[1].compute().dtype == np.float32
+    with pytest.warns(UserWarning):
+        model32 = DaskSVMMap(C=C, epsilon=EPSILON, client=client).fit(X32, y, qid)
+    _assert_close(model32.coef_, local_fit.coef_)
     # a malformed line is reported with the shard's path and line number, as in-process
     (tmp_path / "part-2.txt").write_text("1 qid:3 1:0.5\n0 qid:3 1:zero\n")
     with pytest.raises(InputFormatError, match=r"part-2\.txt:2: "):

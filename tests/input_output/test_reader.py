@@ -180,3 +180,148 @@ def test_letor_files_match_scikit_learn_and_the_python_parser(name):
     assert (X != X_ref).nnz == 0 and np.array_equal(y, y_ref) and np.array_equal(qid, qid_ref)
     data = path.read_bytes()
     assert_same_part(*both_parsers(path, data))
+
+
+# --- reading in blocks ------------------------------------------------------------------------
+
+UNICODE_ROWS = st.lists(st.sampled_from(
+    ["1 qid:1 1:2\n", "0 qid:1\u00a02:1 # x\u2003\n", "2 qid:q 3:-1\r\n", "\n", "# c\r",
+     "1 qid:007 1:1 2:0\n", "0 qid:2 1:x\n", "1 qid:3 3:1e3\n"]),
+    min_size=1, max_size=12).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(content=st.one_of(ASCII_LINES, ROWS, UNICODE_ROWS), block_bytes=st.sampled_from([1, 7, 60]),
+       n_threads=st.integers(1, 3), with_qid=st.booleans(), return_comments=st.booleans())
+def test_reading_in_blocks_gives_what_one_block_gives(content, block_bytes, n_threads, with_qid,
+                                                      return_comments):
+    """A file cut into blocks at line ends (a block may hold one line, text the Python parser
+    reads, or a rejected line): the same arrays, query ids (integers, or texts from the block
+    where one is not canonical on), comments, and the same first rejected line with its
+    number counted through the blocks."""
+    data = content.encode()
+    limits = (50, 1e3)
+    results = []
+    for size in (1 << 30, block_bytes):
+        try:
+            results.append(io._parse("f.txt", data, limits, return_comments, with_qid,
+                                     n_threads=n_threads, block_bytes=size))
+        except InputFormatError as err:
+            results.append(str(err))
+    assert_same_part(*results)
+
+
+@pytest.mark.parametrize("kind", ["plain", "gzip", "bzip2", "xz", "stdin"])
+def test_a_source_is_read_in_blocks_cut_at_line_ends(tmp_path, monkeypatch, kind):
+    import bz2
+    import gzip
+    import io as std_io
+    import lzma
+    import sys
+    import types
+
+    from svmmap.sources import Source
+
+    text = b"".join(f"{k % 3} qid:{k // 7} 1:{k}.5 {2 + k % 5}:1e-3\r\n".encode()
+                    if k % 4 else f"1 qid:{k // 7} 3:{k}\r# a comment\n".encode()
+                    for k in range(6000))  # beyond the head read to find the first line
+    compress = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
+    path = tmp_path / "d.txt"
+    path.write_bytes(compress.get(kind, bytes)(text))
+    if kind == "stdin":
+        monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=std_io.BytesIO(text)))
+        path = "-"
+    with Source(path) as source:
+        blocks = [bytes(block) for block in source.blocks(64, first=16)]
+    assert b"".join(blocks) == text and len(blocks) > 20
+    for block in blocks[:-1]:  # whole lines: "\r\n" never split
+        assert block.endswith((b"\n", b"\r")) and not block.endswith(b"\r\r")
+    assert not any(block.startswith(b"\n") for block in blocks)
+    if kind == "stdin":
+        monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=std_io.BytesIO(text)))
+    (tmp_path / "plain.txt").write_bytes(text)
+    reference = io.load_svmlight(tmp_path / "plain.txt", return_comments=True)
+    monkeypatch.setattr(io, "BLOCK_BYTES", 64)
+    small = io.load_svmlight(path, return_comments=True)
+    assert (small[0] != reference[0]).nnz == 0
+    assert all(np.array_equal(a, b) for a, b in zip(small[1:3], reference[1:3]))
+    assert small[3] == reference[3]
+
+
+def _letor_like(path, n_docs, n_features=40, seed=0):
+    rng = np.random.default_rng(seed)
+    values = rng.random((n_docs, n_features))
+    with open(path, "w") as out:
+        for k in range(n_docs):
+            features = " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(values[k]))
+            out.write(f"{k % 3 // 2} qid:{1000 + k // 50} {features}\n")
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reading_holds_little_more_than_the_arrays_it_returns(tmp_path, compressed, dtype):
+    """The text is never held whole: the peak of traced memory (tracemalloc: numpy's arrays,
+    the reader's growing arrays, the block buffer, a decompressor's buffers) while reading
+    a 16 MB file is at most 1.3 times the arrays returned (the whole text alone is about as
+    large as them)."""
+    import gzip
+    import tracemalloc
+
+    path = tmp_path / "d.txt"
+    _letor_like(path, 40_000)
+    if compressed:
+        path = tmp_path / "d.txt.gz"
+        path.write_bytes(gzip.compress((tmp_path / "d.txt").read_bytes(), 1))
+    io.load_svmlight(path, dtype=dtype)  # imports and caches warmed up
+    tracemalloc.start()
+    try:
+        X, y, qid = io.load_svmlight(path, dtype=dtype)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    arrays = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes
+    assert X.dtype == dtype and X.indices.dtype == np.int32
+    assert peak <= 1.3 * arrays, peak / arrays
+
+
+_PEAK_RSS = """\
+import sys
+from svmmap.io import load_svmlight
+
+def status(key):  # this process's own (ru_maxrss would start from the forking parent's)
+    lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return int(lines[key].split()[0]) * 1024
+
+load_svmlight(sys.argv[3])  # the reader's modules loaded
+before = status("VmRSS")
+X, y, qid = load_svmlight(sys.argv[1], dtype=sys.argv[2])
+growth = status("VmHWM") - before
+print(growth / (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes))
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_reading_a_file_holds_one_block_of_its_text(tmp_path, dtype):
+    """The growth of the reading process's peak RSS (VmHWM: its real high-water mark,
+    whatever allocates) is at most 1.3 times the arrays returned, for a 100 MB file (the whole
+    text held, or memory-mapped whole, would make it twice them in float64, three times in
+    float32)."""
+    import subprocess
+    import sys
+
+    n_docs, n_features = 60_000, 136
+    prefix = "".join(f" {j}:0.000000" for j in range(1, n_features + 1))
+    line = np.frombuffer(f"1 qid:100000{prefix}\n".encode(), dtype=np.uint8)
+    digits = np.flatnonzero(np.frombuffer(line.tobytes().replace(b"0.000000", b"0.######"),
+                                          dtype=np.uint8) == ord("#"))
+    rows = np.tile(line, (n_docs, 1))
+    rows[:, digits] = np.random.default_rng(0).integers(48, 58, (n_docs, len(digits)),
+                                                        dtype=np.uint8)
+    path = tmp_path / "d.txt"
+    path.write_bytes(rows.tobytes())
+    assert path.stat().st_size > 95e6
+    (tmp_path / "small.txt").write_bytes(rows[:10].tobytes())
+    out = subprocess.run([sys.executable, "-c", _PEAK_RSS, str(path), dtype,
+                          str(tmp_path / "small.txt")],
+                         capture_output=True, text=True, check=True).stdout
+    assert float(out) <= 1.3, out
