@@ -46,6 +46,8 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 INDEX_HEAD_BYTES = 1 << 16
+#: find_first_line's first head (doubled until the first data line is whole in it)
+FIRST_LINE_BYTES = 1 << 12
 #: the first block of a data file (Source.blocks: the buffer's first size)
 MIN_BLOCK_BYTES = 1 << 20
 #: madvise's "map these pages of the file in one call" (Linux 5.14; not in Python 3.11's mmap
@@ -203,6 +205,8 @@ class Source:
                 _advise(mapped, MADV_POPULATE_READ, start // page * page, cut)
                 with whole[start:cut] as block:
                     yield block
+                if cut == len(mapped):  # the last block: unmapped with the file
+                    return
                 kept = cut // page * page  # the page holding the next block's start stays
                 _advise(mapped, mmap.MADV_DONTNEED, dropped, kept)
                 dropped, start = kept, cut
@@ -344,10 +348,11 @@ def decode(data, path, lines_before=0):
         ) from None
 
 
-def find_first_line(data, step=INDEX_HEAD_BYTES):
+def find_first_line(data, step=FIRST_LINE_BYTES):
     """(line number, tokens) of the first line of ``data`` (a Source, or bytes) that is not
-    blank or a comment, or None; reads a head of the data that doubles until it holds that
-    line whole."""
+    blank or a comment, or None; decodes and splits a head of the data that doubles until it
+    holds that line whole (from ``step`` bytes: a data line is short, and splitting a long
+    head into lines costs more than the rest of opening a small file)."""
     size = step
     while True:
         if isinstance(data, Source):
