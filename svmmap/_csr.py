@@ -51,7 +51,12 @@ def take_rows(X, rows):
 
 
 def scores(X, w):
-    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays)."""
+    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays).  The values
+    of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr int32 or
+    intp of one type) are read in place and each row summed in float64 in stored order: the
+    bits scipy's product gives, without its float64 copy of float32 values."""
+    if _scipy_csr_readable(X):
+        X = CSRArrays(X.data, X.indices, X.indptr, X.shape)
     if not isinstance(X, CSRArrays):
         return np.asarray(X @ w, dtype=np.float64).ravel()
     w = np.ascontiguousarray(w, dtype=np.float64)
@@ -60,3 +65,13 @@ def scores(X, w):
     if len(w) == 0:  # no columns, no stored values
         return np.zeros(X.shape[0])
     return csr_scores(X.data, X.indices, X.indptr, w)
+
+
+def _scipy_csr_readable(X):
+    """Whether X is a scipy CSR matrix whose arrays csr_scores reads as they are."""
+    if not is_scipy_sparse(X) or X.format != "csr" or X.ndim != 2:
+        return False
+    index_type = X.indices.dtype
+    return (X.dtype in (np.float64, np.float32) and index_type in (np.int32, np.intp)
+            and X.indptr.dtype == index_type and X.data.flags.c_contiguous
+            and X.indices.flags.c_contiguous and X.indptr.flags.c_contiguous)
