@@ -215,3 +215,28 @@ def test_float32_scipy_scores_read_the_values_in_place(index_type):
     assert peak < X.data.nbytes // 4, peak  # a float64 copy would be twice X.data
     model = training.FittedModel(coef=w, intercept=0.5)  # what classify and the estimator use
     assert np.array_equal(model.scores(X), reference + 0.5)
+
+
+def test_dense_float32_scores_copy_a_few_rows_at_a_time(monkeypatch):
+    """A dense float32 X is scored a few rows at a time: the scores of its float64 values (to
+    1e-12 relative: the BLAS product of fewer rows) with a float64 copy of a few rows, never
+    of X, traced."""
+    import tracemalloc
+
+    import svmmap._csr
+
+    monkeypatch.setattr(svmmap._csr, "DENSE_ROWS", 64)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((1001, 136)).astype(np.float32)
+    w = rng.standard_normal(136)
+    reference = X.astype(np.float64) @ w
+    tracemalloc.start()
+    try:
+        got = scores(X, w)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
+    assert peak < X.nbytes // 2, peak  # a float64 copy of X would be twice X
+    with pytest.raises(ValueError):
+        scores(X, w[:-1])
