@@ -98,6 +98,17 @@ cdef object _doubles(vector[double]& v):
     return result
 
 
+def is_ascii(const unsigned char[::1] text):
+    """Whether every byte of ``text`` is below 0x80."""
+    cdef int64_t n = text.shape[0]
+    if n == 0:
+        return True
+    cdef Counts counts
+    with nogil:
+        counts = count(<const char*>&text[0], n)
+    return bool(counts.ascii)
+
+
 cdef void _free_capsule(object capsule) noexcept:
     """Free a released _Growable's memory (the capsule's context: its size in bytes)."""
     cdef void* data = PyCapsule_GetPointer(capsule, NULL)
@@ -225,8 +236,7 @@ cdef class CSRBuilder:
 
     def parse_block(self, const unsigned char[::1] text, uint64_t limit, double max_abs,
                     bint with_qid=True, int n_threads=1,
-                    int64_t min_chunk_bytes=MIN_CHUNK_BYTES, int64_t total_bytes=0,
-                    bint ascii_only=False):
+                    int64_t min_chunk_bytes=MIN_CHUNK_BYTES, int64_t total_bytes=0):
         """Parse ``text`` (bytes-like ending at a line end or at the end of the file;
         whitespace ASCII, see _svmlight_parse.h) and append its rows, unless a line is
         rejected (then nothing is appended).
@@ -239,9 +249,7 @@ cdef class CSRBuilder:
         known (a plain file's size): when the arrays grow, they are reserved for the rows and
         entries the file is expected to hold at the density of the text parsed so far (one
         mapping, no move per growth; more rows are still taken, fewer leave pages never
-        touched, and :meth:`finish` shrinks the arrays).  ``ascii_only``: a block with a byte
-        >= 0x80 is not parsed (found by the counting scan, not a pass of its own): the dict
-        is then ``{"ascii": False}`` alone, for the caller to decode it first.
+        touched, and :meth:`finish` shrinks the arrays).
 
         Returns a dict of the block: ``labels`` (float64), ``qid_int`` (int64, meaningful
         when ``qids_are_int``; ``qids_canonical``: and each qid text is ``str()`` of its
@@ -262,10 +270,6 @@ cdef class CSRBuilder:
         cdef vector[int64_t] row_off, col_off
         cdef int64_t rows = 0, colons = 0
         cdef size_t c
-        if ascii_only:
-            for c in range(counts.size()):
-                if not counts[c].ascii:
-                    return {"ascii": False}
         for c in range(counts.size()):
             row_off.push_back(rows)
             col_off.push_back(colons)
@@ -293,7 +297,6 @@ cdef class CSRBuilder:
             self._commit(lines.labels.size(), lines.nnz)
             self.max_index = max(self.max_index, lines.max_index)
         return {
-            "ascii": True,
             "labels": _doubles(lines.labels),
             "qid_int": _array(lines.qid_int),
             "qids_are_int": bool(lines.qids_are_int),

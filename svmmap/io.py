@@ -55,7 +55,7 @@ import numpy as np
 
 from ._csr import as_scipy
 from ._kernel_inputs import CSRArrays
-from ._svmlight_reader import CSRBuilder
+from ._svmlight_reader import CSRBuilder, is_ascii
 from .errors import InputFormatError
 from .options import ndcg_label_error, thread_count
 from .side_files import group_file, group_qids, load_query_weights
@@ -397,17 +397,14 @@ class _Reading:
 
     def add(self, block, n_threads):
         """Parse one block and append its rows."""
-        n_features, max_abs_value = self.limits
-        limit = MAX_INDEX if n_features is None else n_features
-        parsed = self.builder.parse_block(block, limit, max_abs_value, self.with_qid,
-                                          n_threads, total_bytes=self.total_bytes,
-                                          ascii_only=True)
-        if not parsed["ascii"]:  # decoded first: whitespace beyond ASCII is Python's
+        if not is_ascii(block):
             text = decode(block, self.path, self.lines)
             if _UNICODE_SPACE_RE.search(text):
                 return self._add_text(block, text)
-            parsed = self.builder.parse_block(block, limit, max_abs_value, self.with_qid,
-                                              n_threads, total_bytes=self.total_bytes)
+        n_features, max_abs_value = self.limits
+        parsed = self.builder.parse_block(block, MAX_INDEX if n_features is None else
+                                          n_features, max_abs_value, self.with_qid, n_threads,
+                                          total_bytes=self.total_bytes)
         if parsed["error_line"]:
             raise InputFormatError(_excerpt_reason(block, parsed["error_start"],
                                                    parsed["error_end"], self.limits,
