@@ -52,7 +52,8 @@ FIRST_LINE_BYTES = 1 << 12
 MIN_BLOCK_BYTES = 1 << 20
 #: madvise's "map these pages of the file in one call" (Linux 5.14; not in Python 3.11's mmap
 #: module), read ahead and faulted in by the kernel; refused (ignored) on an older kernel
-MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ", 22)
+MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ",
+                             22 if sys.platform.startswith("linux") else None)
 
 
 def split_lines(text):
@@ -208,7 +209,7 @@ class Source:
                 if cut == len(mapped):  # the last block: unmapped with the file
                     return
                 kept = cut // page * page  # the page holding the next block's start stays
-                _advise(mapped, mmap.MADV_DONTNEED, dropped, kept)
+                _advise(mapped, getattr(mmap, "MADV_DONTNEED", None), dropped, kept)
                 dropped, start = kept, cut
 
     def _read_into(self, buffer, start):
@@ -265,8 +266,8 @@ class Source:
 def _advise(mapped, advice, start, stop):
     """madvise the mapping's bytes [start, stop) (``start`` a multiple of the page size); a
     kernel without that advice ignores it (the pages are then faulted in or kept as
-    usual)."""
-    if stop > start:
+    usual; so does a system without madvise)."""
+    if stop > start and advice is not None and hasattr(mapped, "madvise"):
         try:
             mapped.madvise(advice, start, stop - start)
         except OSError:
