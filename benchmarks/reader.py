@@ -22,14 +22,18 @@ extensions built), alternating, each read in a child process of its own:
 
 For the LETOR train files and every FILE given (plain or compressed): the median over
 ``--rounds`` of each package's best of ``--repeats`` reads, the ratio this / reference (below
-1: this tree is faster), and each package's peak RSS growth while reading (VmHWM, the
-real high-water mark, pages of a memory-mapped file included) over the arrays returned.
+1: this tree is faster), the ratio of their median user CPU times (the parsing itself: the
+system time, mostly the kernel zeroing the arrays' fresh pages, varies several-fold with
+the machine's memory state and is shown apart), and each package's peak RSS growth while
+reading (VmHWM, the real high-water mark, pages of a memory-mapped file included) over the
+arrays returned.
 """
 
 import argparse
 import importlib.util
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -104,15 +108,19 @@ def _status(key):
 def child(path, repeats, threads):
     """One package's reads of ``path`` in this process: best wall time, RSS growth / arrays."""
     before = _status("VmRSS")
-    best = np.inf
+    best = user = system = np.inf
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, usage = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
         X, y, qid = load_svmlight(path, n_threads=threads)
         best = min(best, time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        user = min(user, after.ru_utime - usage.ru_utime)
+        system = min(system, after.ru_stime - usage.ru_stime)
         arrays = output_bytes((X, y, qid))
         del X, y, qid
     growth = _status("VmHWM") - before
-    print(json.dumps({"seconds": best, "rss_over_arrays": growth / arrays, "arrays": arrays}))
+    print(json.dumps({"seconds": best, "user": user, "system": system,
+                      "rss_over_arrays": growth / arrays, "arrays": arrays}))
 
 
 def against_reference(args):
@@ -130,22 +138,31 @@ def against_reference(args):
                                      capture_output=True, text=True).stdout
                 runs[str(path), tree].append(json.loads(out))
     rows, lines = [], [
-        "| file | MB | this tree s | reference s | ratio | RSS growth / arrays: this | "
-        "reference |", "|---|---|---|---|---|---|---|"]
+        "| file | MB | this tree s | reference s | ratio | user CPU ratio | system s: this | "
+        "reference | RSS growth / arrays: this | reference |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
     for path in files:
         this, ref = runs[str(path), "this tree"], runs[str(path), "reference"]
         median = {name: float(np.median([r["seconds"] for r in rs]))
+                  for name, rs in (("this", this), ("ref", ref))}
+        user = {name: float(np.median([r["user"] for r in rs]))
+                for name, rs in (("this", this), ("ref", ref))}
+        system = {name: float(np.median([r["system"] for r in rs]))
                   for name, rs in (("this", this), ("ref", ref))}
         rss = {name: max(r["rss_over_arrays"] for r in rs) for name, rs in
                (("this", this), ("ref", ref))}
         row = {"file": str(path), "megabytes": path.stat().st_size / 1e6,
                "seconds": median["this"], "reference_seconds": median["ref"],
-               "ratio": median["this"] / median["ref"], "rss_over_arrays": rss["this"],
+               "ratio": median["this"] / median["ref"],
+               "user_ratio": user["this"] / user["ref"], "system_seconds": system["this"],
+               "reference_system_seconds": system["ref"], "rss_over_arrays": rss["this"],
                "reference_rss_over_arrays": rss["ref"], "runs": [this, ref]}
         rows.append(row)
         lines.append(f"| {'/'.join(path.parts[-3:])} | {row['megabytes']:.1f} | "
                      f"{row['seconds']:.3f} | "
                      f"{row['reference_seconds']:.3f} | {row['ratio']:.2f} | "
+                     f"{row['user_ratio']:.2f} | {row['system_seconds']:.3f} | "
+                     f"{row['reference_system_seconds']:.3f} | "
                      f"{row['rss_over_arrays']:.2f} | {row['reference_rss_over_arrays']:.2f} |")
     record(args.name, f"python benchmarks/reader.py --reference {args.reference} --rounds "
            f"{args.rounds} --repeats {args.repeats} --threads {args.threads} "

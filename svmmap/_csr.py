@@ -17,6 +17,10 @@ import numpy as np
 from ._csr_rows import csr_scores, csr_take_rows
 from ._kernel_inputs import CSRArrays
 
+#: rows of a dense float32 X scored at a time by ``scores`` (their float64 copy is its one
+#: temporary: a few MB, not X's size twice)
+DENSE_ROWS = 4096
+
 
 def is_scipy_sparse(X):
     """True for a scipy.sparse matrix or array (without importing scipy)."""
@@ -51,7 +55,15 @@ def take_rows(X, rows):
 
 
 def scores(X, w):
-    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays)."""
+    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays).  The values
+    of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr int32 or
+    intp of one type) are read in place and each row summed in float64 in stored order: the
+    bits scipy's product gives, without its float64 copy of float32 values.  A dense float32
+    X is scored DENSE_ROWS rows at a time (numpy's product would copy all of X to float64)."""
+    if _scipy_csr_readable(X):
+        X = CSRArrays(X.data, X.indices, X.indptr, X.shape)
+    if isinstance(X, np.ndarray) and X.dtype == np.float32 and X.ndim == 2:
+        return _dense_float32_scores(X, w)
     if not isinstance(X, CSRArrays):
         return np.asarray(X @ w, dtype=np.float64).ravel()
     w = np.ascontiguousarray(w, dtype=np.float64)
@@ -60,3 +72,26 @@ def scores(X, w):
     if len(w) == 0:  # no columns, no stored values
         return np.zeros(X.shape[0])
     return csr_scores(X.data, X.indices, X.indptr, w)
+
+
+def _scipy_csr_readable(X):
+    """Whether X is a scipy CSR matrix whose arrays csr_scores reads as they are."""
+    if not is_scipy_sparse(X) or X.format != "csr" or X.ndim != 2:
+        return False
+    index_type = X.indices.dtype
+    return (X.dtype in (np.float64, np.float32) and index_type in (np.int32, np.intp)
+            and X.indptr.dtype == index_type and X.data.flags.c_contiguous
+            and X.indices.flags.c_contiguous and X.indptr.flags.c_contiguous)
+
+
+def _dense_float32_scores(X, w):
+    """float64 (m,): X w for a float32 ndarray X, each DENSE_ROWS rows (a multiple of 4, so
+    that a row meets the same BLAS kernel as in one product) made float64 and multiplied."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (X.shape[1],):
+        raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
+    out = np.empty(X.shape[0])
+    for start in range(0, X.shape[0], DENSE_ROWS):
+        stop = start + DENSE_ROWS
+        np.matmul(X[start:stop].astype(np.float64), w, out=out[start:stop])
+    return out

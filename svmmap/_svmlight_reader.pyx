@@ -135,13 +135,20 @@ cdef class _Growable:
             PyTraceMalloc_Untrack(TRACE_DOMAIN, <uintptr_t>self.data)
         free_memory(self.data, self.capacity * self.itemsize)
 
-    cdef void reserve(self, int64_t n) except *:
-        """Room for at least n items."""
+    cdef void reserve(self, int64_t n, int64_t expected=0) except *:
+        """Room for at least n items; when it grows, room for ``expected`` items at least
+        (the items a whole file is expected to hold: one mapping then, not a move per
+        growth; pages reserved beyond those written are never touched)."""
         if n <= self.capacity:
             return
-        cdef int64_t capacity = max(n, self.capacity + self.capacity // 2, 1024)
+        cdef int64_t least = max(n, self.capacity + self.capacity // 2, 1024)
+        cdef int64_t capacity = max(least, expected)
         cdef char* grown = <char*>resize_memory(self.data, self.capacity * self.itemsize,
                                                 capacity * self.itemsize)
+        if grown == NULL and capacity > least:  # the expected room refused: the least
+            capacity = least
+            grown = <char*>resize_memory(self.data, self.capacity * self.itemsize,
+                                         capacity * self.itemsize)
         if grown == NULL:
             raise MemoryError()
         if self.data != NULL:
@@ -204,6 +211,8 @@ cdef class CSRBuilder:
     cdef readonly int64_t rows, nnz
     cdef readonly uint64_t max_index
     cdef bint single
+    #: bytes of text parsed by parse_block so far
+    cdef int64_t text_bytes
 
     def __init__(self, value_type=np.float64, bint wide=False):
         self.single = np.dtype(value_type) == np.float32
@@ -218,6 +227,7 @@ cdef class CSRBuilder:
         self.indptr.resize(1)
         self.rows = self.nnz = 0
         self.max_index = 0
+        self.text_bytes = 0
 
     cdef void _widen(self) except *:
         self.indptr = self.indptr.widened()
@@ -226,7 +236,7 @@ cdef class CSRBuilder:
 
     def parse_block(self, const unsigned char[::1] text, uint64_t limit, double max_abs,
                     bint with_qid=True, int n_threads=1,
-                    int64_t min_chunk_bytes=MIN_CHUNK_BYTES):
+                    int64_t min_chunk_bytes=MIN_CHUNK_BYTES, int64_t total_bytes=0):
         """Parse ``text`` (bytes-like ending at a line end or at the end of the file;
         whitespace ASCII, see _svmlight_parse.h) and append its rows, unless a line is
         rejected (then nothing is appended).
@@ -235,7 +245,11 @@ cdef class CSRBuilder:
         ``min_chunk_bytes`` long), in parallel; the result is the same.  ``limit`` is the
         largest feature index accepted, ``max_abs`` the largest magnitude of a feature value
         (``inf``: any finite value); ``with_qid`` false: the lines carry no ``qid:`` token
-        (the qid arrays are then empty).
+        (the qid arrays are then empty).  ``total_bytes``: the text of the whole file, when
+        known (a plain file's size): when the arrays grow, they are reserved for the rows and
+        entries the file is expected to hold at the density of the text parsed so far (one
+        mapping, no move per growth; more rows are still taken, fewer leave pages never
+        touched, and :meth:`finish` shrinks the arrays).
 
         Returns a dict of the block: ``labels`` (float64), ``qid_int`` (int64, meaningful
         when ``qids_are_int``; ``qids_canonical``: and each qid text is ``str()`` of its
@@ -263,9 +277,12 @@ cdef class CSRBuilder:
             colons += counts[c].colons
         if not self.wide and (self.nnz + colons > INT32_MAX or self.rows + rows > INT32_MAX):
             self._widen()
-        self.indptr.reserve(self.rows + rows)
-        self.indices.reserve(self.nnz + colons)
-        self.values.reserve(self.nnz + colons)
+        self.text_bytes += n
+        # the whole file at this block's density (with this block's upper bounds)
+        cdef double scale = max(<double>total_bytes / max(self.text_bytes, 1), 1.0)
+        self.indptr.reserve(self.rows + rows, <int64_t>((self.rows + rows) * scale))
+        self.indices.reserve(self.nnz + colons, <int64_t>((self.nnz + colons) * scale))
+        self.values.reserve(self.nnz + colons, <int64_t>((self.nnz + colons) * scale))
         cdef Lines lines, again
         self._parse(data, bounds, limit, max_abs, with_qid, row_off, col_off, n_threads,
                     &lines)

@@ -362,7 +362,8 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtyp
     ``max_label`` is refused once the whole file has parsed (a malformed line comes first)."""
     size = block_bytes * n_threads
     blocks = data.blocks(size) if isinstance(data, Source) else line_blocks(data, size)
-    reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label)
+    total = data.plain_size if isinstance(data, Source) else len(data)
+    reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label, total)
     try:
         for block in blocks:
             reading.add(block, n_threads)
@@ -378,8 +379,11 @@ class _Reading:
     whitespace beyond ASCII (then by :func:`_parse_text`); line numbers in messages run on
     through the blocks."""
 
-    def __init__(self, path, limits, with_qid, return_comments, dtype, max_label):
+    def __init__(self, path, limits, with_qid, return_comments, dtype, max_label,
+                 total_bytes=None):
         self.path, self.limits, self.with_qid = path, limits, with_qid
+        #: the bytes of the whole file when known (the arrays are reserved for it)
+        self.total_bytes = total_bytes or 0
         self.max_label = max_label
         self.builder = CSRBuilder(dtype)
         self.labels, self.qid_ints = [], []
@@ -399,7 +403,8 @@ class _Reading:
                 return self._add_text(block, text)
         n_features, max_abs_value = self.limits
         parsed = self.builder.parse_block(block, MAX_INDEX if n_features is None else
-                                          n_features, max_abs_value, self.with_qid, n_threads)
+                                          n_features, max_abs_value, self.with_qid, n_threads,
+                                          total_bytes=self.total_bytes)
         if parsed["error_line"]:
             raise InputFormatError(_excerpt_reason(block, parsed["error_start"],
                                                    parsed["error_end"], self.limits,

@@ -46,8 +46,14 @@ BOM = b"\xef\xbb\xbf"
 _LINE_END_RE = re.compile(r"\r\n|\r|\n")
 #: input_files reads this much of a file to tell an index file from a data file
 INDEX_HEAD_BYTES = 1 << 16
+#: find_first_line's first head (doubled until the first data line is whole in it)
+FIRST_LINE_BYTES = 1 << 12
 #: the first block of a data file (Source.blocks: the buffer's first size)
 MIN_BLOCK_BYTES = 1 << 20
+#: madvise's "map these pages of the file in one call" (Linux 5.14; not in Python 3.11's mmap
+#: module), read ahead and faulted in by the kernel; refused (ignored) on an older kernel
+MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ",
+                             22 if sys.platform.startswith("linux") else None)
 
 
 def split_lines(text):
@@ -58,9 +64,9 @@ def split_lines(text):
 class Source:
     """The bytes of a data, index or group file (``"-"``: standard input), decompressed when
     they start with the magic bytes of gzip, bzip2 or xz, without a leading byte-order mark:
-    :meth:`blocks` hands them over in blocks cut at line ends, read into one buffer (a data
-    file larger than a block is never held whole; one that fits in a block is mapped, whose
-    page-cache pages cost fewer faults than a fresh buffer's), ``view`` holds them whole
+    :meth:`blocks` hands them over in blocks cut at line ends (a plain file mapped, one block
+    of it in the process at a time; a stream read into one buffer: a data file is never held
+    whole), ``view`` holds them whole
     (index and group files); ``path`` is the name messages give.  Use it as a context manager
     (or ``close()``)."""
 
@@ -107,6 +113,12 @@ class Source:
         does it carry ``qid:``)."""
         return find_first_line(self)
 
+    @property
+    def plain_size(self):
+        """The size in bytes of a plain regular file (None for a stream or a compressed
+        file)."""
+        return self._plain_size
+
     def head(self, size):
         """(the first ``size`` bytes, whether that is all of them): read once, kept for
         :meth:`blocks`."""
@@ -123,15 +135,15 @@ class Source:
 
     def blocks(self, size, first=MIN_BLOCK_BYTES):
         """Yield the bytes in memoryviews ending at a line end (``\\n``, ``\\r\\n`` or
-        ``\\r``) or at the end of the bytes, each a view of a buffer that holds at most a
-        line more than ``size`` bytes; a view is valid until the next is asked for.  The
-        buffer starts at ``first`` bytes and doubles while it is less than a sixteenth of the
-        bytes read (up to ``size``): a large file is not read into a large buffer from the
-        start -- but a plain file of at most ``size`` bytes is read in one block (each block
-        costs a pass's overhead, which a few megabytes do not repay).  Reads the stream
-        once."""
-        if self._plain_size is not None and 0 < self._plain_size < size and self._map():
-            yield from self._mapped_whole()
+        ``\\r``) or at the end of the bytes, each of at most a line more than ``size``
+        bytes; a view is valid until the next is asked for.  A plain regular file is mapped
+        and its blocks are views of the mapping (:meth:`_mapped_blocks`: no copy of the
+        text); anything else (or a file that cannot be mapped) is read into one buffer that
+        starts at ``first`` bytes and doubles while it is less than a sixteenth of the bytes
+        read (up to ``size``): a large stream is not read into a large buffer from the
+        start.  Reads the stream once."""
+        if self._plain_size and self._map():
+            yield from self._mapped_blocks(size)
             return
         head, self._head = self._head, bytearray()  # read before the rest of the stream
         buffer = bytearray(max(min(first, size), 1))
@@ -174,13 +186,31 @@ class Source:
             return False
         return True
 
-    def _mapped_whole(self):
-        """:meth:`blocks` of a plain file that fits in one: a view of the file mapped (the
-        page cache's pages, mapped a few at a time: a buffer's fresh pages cost more)."""
+    def _mapped_blocks(self, size):
+        """:meth:`blocks` of a mapped plain file: views of the mapping (the page cache's
+        pages, no copy).  Each block's pages are mapped into the process in one call before
+        it is parsed (``MADV_POPULATE_READ``, where the kernel has it: not a fault per few
+        pages) and dropped from it afterwards (``MADV_DONTNEED``: the page cache keeps
+        them), so that reading holds one block of the file, not the whole text."""
         self._head, self._eof = bytearray(), True
-        start = len(BOM) if self._mapped[:len(BOM)] == BOM else 0
-        with memoryview(self._mapped) as whole, whole[start:] as block:
-            yield block
+        mapped, page = self._mapped, mmap.PAGESIZE
+        start = len(BOM) if mapped[:len(BOM)] == BOM else 0
+        dropped = 0
+        with memoryview(mapped) as whole:
+            while start < len(mapped):
+                stop = start + size
+                cut = len(mapped) if stop >= len(mapped) else whole_lines(mapped, stop, start)
+                if cut == start:  # a line longer than size: the block grows
+                    size *= 2
+                    continue
+                _advise(mapped, MADV_POPULATE_READ, start // page * page, cut)
+                with whole[start:cut] as block:
+                    yield block
+                if cut == len(mapped):  # the last block: unmapped with the file
+                    return
+                kept = cut // page * page  # the page holding the next block's start stays
+                _advise(mapped, getattr(mmap, "MADV_DONTNEED", None), dropped, kept)
+                dropped, start = kept, cut
 
     def _read_into(self, buffer, start):
         """Read into buffer[start:] until it is full or the stream ends; the bytes read."""
@@ -231,6 +261,17 @@ class Source:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _advise(mapped, advice, start, stop):
+    """madvise the mapping's bytes [start, stop) (``start`` a multiple of the page size); a
+    kernel without that advice ignores it (the pages are then faulted in or kept as
+    usual; so does a system without madvise)."""
+    if stop > start and advice is not None and hasattr(mapped, "madvise"):
+        try:
+            mapped.madvise(advice, start, stop - start)
+        except OSError:
+            pass
 
 
 def whole_lines(data, n, start=0):
@@ -308,10 +349,11 @@ def decode(data, path, lines_before=0):
         ) from None
 
 
-def find_first_line(data, step=INDEX_HEAD_BYTES):
+def find_first_line(data, step=FIRST_LINE_BYTES):
     """(line number, tokens) of the first line of ``data`` (a Source, or bytes) that is not
-    blank or a comment, or None; reads a head of the data that doubles until it holds that
-    line whole."""
+    blank or a comment, or None; decodes and splits a head of the data that doubles until it
+    holds that line whole (from ``step`` bytes: a data line is short, and splitting a long
+    head into lines costs more than the rest of opening a small file)."""
     size = step
     while True:
         if isinstance(data, Source):

@@ -248,6 +248,23 @@ def test_a_source_is_read_in_blocks_cut_at_line_ends(tmp_path, monkeypatch, kind
     assert small[3] == reference[3]
 
 
+def test_a_mapped_file_gives_a_line_longer_than_the_block_whole(tmp_path):
+    """A plain file's blocks are views of its mapping: a line longer than the block size is
+    in one block (the block grows), "\r\n" is never split, and the views join to the text."""
+    from svmmap.sources import Source
+
+    long_line = "1 qid:3 " + " ".join(f"{j}:{j}.25" for j in range(1, 200)) + "\r\n"
+    text = ("0 qid:1 1:1\r\n" * 5 + long_line + "2 qid:4 7:1\r" * 9).encode()
+    path = tmp_path / "d.txt"
+    path.write_bytes(text)
+    with Source(path) as source:
+        blocks = [bytes(block) for block in source.blocks(32)]
+    assert b"".join(blocks) == text
+    assert any(block.startswith(long_line.encode()) for block in blocks)
+    assert all(block.endswith((b"\n", b"\r")) and not block.startswith(b"\n")
+               for block in blocks)
+
+
 def _letor_like(path, n_docs, n_features=40, seed=0):
     rng = np.random.default_rng(seed)
     values = rng.random((n_docs, n_features))
