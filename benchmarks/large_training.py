@@ -68,7 +68,7 @@ def main():
         ratio = statistics.median(s for s, _ in results["this tree"]) / \
             statistics.median(s for s, _ in results["reference"])
         lines += ["", f"this tree / reference, median wall time: {ratio:.2f}"]
-    record(f"large_training_{args.docs}",
+    record(f"large_training_{args.docs}" + ("" if args.dtype == "float64" else f"_{args.dtype}"),
            f"python benchmarks/large_training.py --reference CHECKOUT --docs {args.docs} "
            f"--rounds {args.rounds} --dtype {args.dtype}",
            {k: [list(r) for r in v] for k, v in results.items()}, "\n".join(lines))
