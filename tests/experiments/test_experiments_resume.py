@@ -153,8 +153,11 @@ def test_signalled_child_resumes_to_the_same_results(pool_file, tmp_path, uninte
     """A child process announces that trial 2 has started and waits; SIGINT then lands
     inside trial 2; the child reports what is kept and exits 130; --resume finishes."""
     out = tmp_path / "out"
+    # the child takes Ctrl-C as a terminal's foreground job does, whatever it inherits (a
+    # shell's background job starts with SIGINT ignored, which Python then keeps)
     child = textwrap.dedent(f"""
-        import sys, time
+        import signal, sys, time
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from svmmap.experiments import trials
         real, calls = trials.select, [0]
         def select(*args):
