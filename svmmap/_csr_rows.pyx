@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""Two operations on a CSR matrix held as plain arrays (``data``, ``indices``, ``indptr``):
-the rows' scores X w and a gather of rows -- what the training and scoring commands need of
-scipy.sparse, without importing it (svmmap._csr).
+"""Operations on a CSR matrix held as plain arrays (``data``, ``indices``, ``indptr``): the
+rows' scores X w and a gather of rows -- what the training and scoring commands need of
+scipy.sparse, without importing it (svmmap._csr) -- and the per-query normalisation check of
+svmmap.normalize, in one pass over the values.
 
 Values float64 or float32, indices and indptr both int32 or both intp.  The score of row i is
 summed in stored order, ``s_i = sum_{j = indptr[i]}^{indptr[i+1]-1} data[j] w[indices[j]]``,
@@ -59,3 +60,54 @@ def csr_take_rows(const value_t[::1] data, const index_t[::1] indices,
                 new_indices[at] = indices[j]
                 at += 1
     return new_data_arr, new_indices_arr, new_indptr_arr
+
+
+def csr_query_normalized(const value_t[::1] data, const index_t[::1] indices,
+                         const index_t[::1] indptr, const Py_ssize_t[::1] ptr,
+                         Py_ssize_t n_columns):
+    """Whether the non-zero values of every query of at least two documents (query g: rows
+    ptr[g]:ptr[g + 1]) look min-max normalised within the query: in each column, their
+    maximum is 1 and some document of the query has no value (a 0) there.  -1 when no such
+    query has a non-zero value, else 1 (all do) or 0.  One pass over the values, with
+    per-column counts and maxima for the current query (O(n_columns) memory); the values
+    are taken to lie in [0, 1] (svmmap.normalize.per_query_normalized checks that first)."""
+    cdef Py_ssize_t n_queries = ptr.shape[0] - 1, g, i, j, k, c, size, n_touched
+    cdef bint any_group = False
+    counts_arr = np.zeros(n_columns, dtype=np.intp)
+    highest_arr = np.zeros(n_columns)
+    touched_arr = np.empty(n_columns, dtype=np.intp)
+    cdef Py_ssize_t[::1] counts = counts_arr, touched = touched_arr
+    cdef double[::1] highest = highest_arr
+    cdef double v
+    cdef bint failed = False
+    with nogil:
+        for g in range(n_queries):
+            if failed:
+                break
+            size = ptr[g + 1] - ptr[g]
+            if size < 2:
+                continue
+            n_touched = 0
+            for i in range(ptr[g], ptr[g + 1]):
+                for j in range(indptr[i], indptr[i + 1]):
+                    v = data[j]
+                    if v == 0:
+                        continue
+                    c = indices[j]
+                    if counts[c] == 0:
+                        touched[n_touched] = c
+                        n_touched += 1
+                    counts[c] += 1
+                    if v > highest[c]:
+                        highest[c] = v
+            for k in range(n_touched):
+                c = touched[k]
+                if counts[c] >= size or highest[c] != 1.0:
+                    failed = True
+                counts[c] = 0
+                highest[c] = 0.0
+            if n_touched:
+                any_group = True
+    if failed:
+        return 0
+    return 1 if any_group else -1

@@ -28,6 +28,8 @@ document's features.
 import numpy as np
 
 from ._csr import CSRArrays, as_scipy, is_sparse, scores
+from ._csr_rows import csr_query_normalized
+from ._kernel_inputs import csr_for_kernels
 
 __all__ = ["NORMALIZERS", "Normalizer", "per_query_normalized"]
 
@@ -142,8 +144,8 @@ def per_query_normalized(X, ptr):
     and its maximum 0 or 1, with some maximum 1.  X holds the queries' rows contiguously,
     query g being rows ptr[g]:ptr[g + 1].  Binary features present in every query look so
     too: callers warn rather than refuse.  Extra memory: a query x column table for dense X
-    (at most X's size); for sparse X (scipy's or CSRArrays) in proportion to a chunk of
-    queries' non-zero values (_CHUNK_VALUES)."""
+    (at most X's size); for sparse X (scipy's or CSRArrays) one pass of the extension over
+    the values with per-column counts (svmmap._csr_rows.csr_query_normalized)."""
     ptr = np.asarray(ptr)
     sizes = np.diff(ptr)
     if X.shape[0] == 0 or X.shape[1] == 0 or not np.any(sizes >= 2):
@@ -155,69 +157,8 @@ def per_query_normalized(X, ptr):
         low = np.minimum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
         return bool(np.all(low == 0) and np.all((high == 0) | (high == 1))
                     and np.any(high == 1))
-    if not isinstance(X, CSRArrays):
-        import scipy.sparse as sp  # loaded already: X is scipy's
-
-        X = sp.csr_matrix(X)
+    X = csr_for_kernels(X)  # CSRArrays as they are; scipy's (loaded already) as its arrays
     if X.data.size and (X.data.min() < 0 or X.data.max() > 1):
         return False
-    # queries a chunk at a time: the temporaries are in proportion to a chunk's non-zero
-    # values, not to X's
-    ends = X.indptr[ptr]  # the non-zero values before each query
-    any_group, first = False, 0
-    while first < len(sizes):
-        last = max(first + 1, int(np.searchsorted(ends, ends[first] + _CHUNK_VALUES,
-                                                  side="right")) - 1)
-        lo, hi = X.indptr[ptr[first]], X.indptr[ptr[last]]
-        groups = _column_groups(X.indices[lo:hi], X.data[lo:hi],
-                                np.diff(X.indptr[ptr[first]:ptr[last] + 1]),
-                                sizes[first:last], X.shape[1])
-        if groups is not None:
-            if not groups:
-                return False
-            any_group = True
-        first = last
-    return any_group
-
-
-#: non-zero values per chunk of queries in per_query_normalized (its temporaries: about 60
-#: bytes each)
-_CHUNK_VALUES = 1 << 20
-
-
-def _column_groups(cols, values, stored, sizes, n_columns):
-    """For a chunk of queries (``sizes`` documents each, in order; their rows hold ``stored``
-    values each, ``cols`` / ``values`` in row order): None when no query of at least two
-    documents has a non-zero value, else whether every (query, column) group of their
-    non-zero values has maximum 1 and a zero in the column."""
-    nonzero = values != 0
-    query = np.repeat(np.repeat(np.arange(len(sizes)), sizes), stored)[nonzero]
-    keep = sizes[query] >= 2  # a query of one document has nothing to normalise
-    query, cols, values = query[keep], cols[nonzero][keep], values[nonzero][keep]
-    if values.size == 0:
-        return None
-    keys = query.astype(np.int64) * n_columns + cols
-    groups = _groups_by_table if len(sizes) * n_columns <= len(keys) else _groups_by_sorting
-    counts, has_one, size = groups(keys, values, sizes, n_columns)
-    return bool(np.all(has_one) and np.all(counts < size))
-
-
-def _groups_by_table(keys, values, sizes, n_columns):
-    """For every (query, column) group of the non-zero values ``values`` (in [0, 1]; group
-    key = query * n_columns + column): how many there are, whether one is 1 and the query's
-    size -- counted in a query x column table (when it is no larger than the values)."""
-    n_cells = len(sizes) * n_columns
-    counts = np.bincount(keys, minlength=n_cells)
-    ones = np.bincount(keys[values == 1.0], minlength=n_cells)
-    present = np.flatnonzero(counts)
-    return counts[present], ones[present] > 0, sizes[present // n_columns]
-
-
-def _groups_by_sorting(keys, values, sizes, n_columns):
-    """``_groups_by_table``'s result from the keys sorted (memory in proportion to the
-    values, whatever the number of queries and columns)."""
-    order = np.argsort(keys, kind="stable")
-    keys, values = keys[order], values[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    counts = np.diff(np.r_[starts, len(keys)])
-    return counts, np.maximum.reduceat(values, starts) == 1.0, sizes[keys[starts] // n_columns]
+    return csr_query_normalized(X.data, X.indices, X.indptr,
+                                np.ascontiguousarray(ptr, dtype=np.intp), X.shape[1]) == 1

@@ -7,7 +7,6 @@ per-query normalised MQ2008 is recognised as such."""
 import shutil
 import subprocess
 import warnings
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap import SVMMap, load_svmlight, normalize
+from svmmap import SVMMap, load_svmlight
 from svmmap._kernel_inputs import csr_for_kernels
 from svmmap.errors import InputFormatError
 from svmmap.features import BinnedFeatureMap
@@ -126,11 +125,13 @@ def test_per_query_normalized_matches_its_definition(sizes, d, data):
     expected = _brute_per_query(X, ptr)
     assert per_query_normalized(X, ptr) == expected
     assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
-    # sparse X's (query, column) groups either way: a table, or sorted keys
+    # the reader's CSR arrays (int32 or intp indices, float64 or float32 values) and a scipy
+    # matrix storing its zeros (which the one-pass kernel must not count as values)
     arrays = csr_for_kernels(sp.csr_matrix(X))
-    for way in (normalize._groups_by_table, normalize._groups_by_sorting):
-        with mock.patch.multiple(normalize, _groups_by_table=way, _groups_by_sorting=way):
-            assert per_query_normalized(arrays, ptr) == expected
-    with mock.patch("svmmap.normalize._CHUNK_VALUES", 2):  # a chunk of queries at a time
-        assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
-        assert per_query_normalized(arrays, ptr) == expected
+    wide = arrays._replace(indices=arrays.indices.astype(np.intp),
+                           indptr=arrays.indptr.astype(np.intp))
+    single = arrays._replace(data=arrays.data.astype(np.float32))
+    stored_zeros = sp.csr_matrix((X.ravel(), np.tile(np.arange(d), m), np.arange(0, m * d + 1, d)),
+                                 shape=X.shape)
+    for form in (arrays, wide, single, stored_zeros):
+        assert per_query_normalized(form, ptr) == expected
