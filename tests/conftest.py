@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +68,17 @@ def one_error_line(capsys):
     lines = [line for line in err.splitlines() if "note:" not in line]
     assert len(lines) == 1, err
     return lines[0]
+
+
+def traced_peak(call):
+    """(call(), the peak of the memory Python's allocators and numpy traced while it ran)."""
+    tracemalloc.start()
+    try:
+        result = call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
 
 
 def random_collection(seed, n_queries=12, docs=(5, 25), n_features=6, rate=0.3):

@@ -19,7 +19,7 @@ from svmmap.io import dump_svmlight, load_svmlight, read_svmlight
 from svmmap.normalize import Normalizer, per_query_normalized
 from svmmap.params import SVMMAP_DEFAULTS
 
-from conftest import FAST, random_collection
+from conftest import FAST, random_collection, traced_peak
 
 
 def _arrays(X):
@@ -198,19 +198,12 @@ def test_float32_scipy_scores_read_the_values_in_place(index_type):
     """A float32 scipy CSR matrix is scored from its own arrays: the scores are the float64
     scores of the rounded values (scipy's product of the float64 matrix, to the bit), and no
     float64 copy of the values is made (traced memory stays far below one)."""
-    import tracemalloc
-
     rng = np.random.default_rng(3)
     X = sp.random(400, 300, density=0.5, format="csr", dtype=np.float32, random_state=rng)
     X.indices, X.indptr = X.indices.astype(index_type), X.indptr.astype(index_type)
     w = rng.standard_normal(300)
     reference = X.astype(np.float64) @ w
-    tracemalloc.start()
-    try:
-        got = scores(X, w)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    got, peak = traced_peak(lambda: scores(X, w))
     assert got.dtype == np.float64 and np.array_equal(got, reference)
     assert peak < X.data.nbytes // 4, peak  # a float64 copy would be twice X.data
     model = training.FittedModel(coef=w, intercept=0.5)  # what classify and the estimator use
@@ -221,8 +214,6 @@ def test_dense_float32_scores_copy_a_few_rows_at_a_time(monkeypatch):
     """A dense float32 X is scored a few rows at a time: the scores of its float64 values (to
     1e-12 relative: the BLAS product of fewer rows) with a float64 copy of a few rows, never
     of X, traced."""
-    import tracemalloc
-
     import svmmap._csr
 
     monkeypatch.setattr(svmmap._csr, "DENSE_ROWS", 64)
@@ -230,12 +221,7 @@ def test_dense_float32_scores_copy_a_few_rows_at_a_time(monkeypatch):
     X = rng.standard_normal((1001, 136)).astype(np.float32)
     w = rng.standard_normal(136)
     reference = X.astype(np.float64) @ w
-    tracemalloc.start()
-    try:
-        got = scores(X, w)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    got, peak = traced_peak(lambda: scores(X, w))
     np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
     assert peak < X.nbytes // 2, peak  # a float64 copy of X would be twice X
     with pytest.raises(ValueError):

@@ -8,7 +8,7 @@ import pytest
 from svmmap import SVMMap, dump_svmlight, load_svmlight
 from svmmap.errors import InputFormatError
 
-from conftest import random_collection
+from conftest import random_collection, traced_peak
 
 
 @pytest.fixture(scope="module")
@@ -105,8 +105,6 @@ def test_kernels_on_float32_x_give_the_float64_results_of_the_rounded_values(tra
 def test_float32_x_is_not_copied_to_float64(tmp_path):
     """The collection and the kernels hold the reader's float32 values themselves, and
     training allocates less than those values: a float64 copy of X would be twice them."""
-    import tracemalloc
-
     from svmmap.collection import QueryCollection
 
     X, y, qid = random_collection(seed=5, n_queries=400, docs=(40, 60), n_features=40)
@@ -117,12 +115,7 @@ def test_float32_x_is_not_copied_to_float64(tmp_path):
     assert collection.kernel_X.data.dtype == np.float32
     assert np.shares_memory(collection.kernel_X.data, X32.data)
     SVMMap(C=1.0, max_iter=3).fit(X32[:200], y[:200], qid[:200])  # imports, caches
-    tracemalloc.start()
-    try:
-        model = SVMMap(C=1.0, max_iter=20).fit(X32, y, qid)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    model, peak = traced_peak(lambda: SVMMap(C=1.0, max_iter=20).fit(X32, y, qid))
     assert model.training_result_.iterations > 3
     assert peak < X32.data.nbytes, peak / X32.data.nbytes
 

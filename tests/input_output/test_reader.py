@@ -14,7 +14,7 @@ from svmmap import _svmlight_reader as _reader
 from svmmap import io
 from svmmap.errors import InputFormatError
 
-from conftest import data_file
+from conftest import data_file, traced_peak
 
 
 def both_parsers(path, data, n_features=None, with_qid=True, max_abs_value=math.inf):
@@ -282,20 +282,13 @@ def test_reading_holds_little_more_than_the_arrays_it_returns(tmp_path, compress
     a 16 MB file is at most 1.3 times the arrays returned (the whole text alone is about as
     large as them)."""
     import gzip
-    import tracemalloc
-
     path = tmp_path / "d.txt"
     _letor_like(path, 40_000)
     if compressed:
         path = tmp_path / "d.txt.gz"
         path.write_bytes(gzip.compress((tmp_path / "d.txt").read_bytes(), 1))
     io.load_svmlight(path, dtype=dtype)  # imports and caches warmed up
-    tracemalloc.start()
-    try:
-        X, y, qid = io.load_svmlight(path, dtype=dtype)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    (X, y, qid), peak = traced_peak(lambda: io.load_svmlight(path, dtype=dtype))
     arrays = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes
     assert X.dtype == dtype and X.indices.dtype == np.int32
     assert peak <= 1.3 * arrays, peak / arrays

@@ -3,7 +3,6 @@
 oracle pass keeps dpsi as document coefficients (svmmap.plugins.rows.QueryRows), never as a
 queries x features array -- each checked against a straightforward reference."""
 
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -14,7 +13,7 @@ from svmmap import SVMMap, training
 from svmmap.collection import QueryCollection, check_features
 from svmstruct_api.plugin import StructuredModel
 
-from conftest import random_collection
+from conftest import random_collection, traced_peak
 
 LOSSES = ["map", "roc", "acc", "ndcg@3", "mrr", "p@2", "rprec"]
 
@@ -130,11 +129,6 @@ def test_no_queries_by_features_array_is_allocated():
     qid = np.repeat(np.arange(n_queries), per_query)
     y = np.tile([1.0, 0, 0, 1, 0, 0], n_queries)
     y[:per_query] = 0
-    tracemalloc.start()
-    try:
-        model = SVMMap(C=100.0, max_iter=3).fit(X, y, qid)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    model, peak = traced_peak(lambda: SVMMap(C=100.0, max_iter=3).fit(X, y, qid))
     assert model.training_result_.iterations == 3 and model.n_queries_used_ == n_queries - 1
     assert peak < 40e6, f"training allocated {peak / 1e6:.0f} MB"
