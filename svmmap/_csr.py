@@ -2,24 +2,21 @@
 arrays the reader produces (svmmap._kernel_inputs.CSRArrays), so that a run that does not
 need scipy does not pay for its import (about 0.1 s: issue 23).
 
-X is one of: a 2-d ndarray, a scipy.sparse matrix (the public type: the estimators and
-``svmmap.io.load_svmlight``), or CSRArrays (the reader's arrays, in the commands; the fused
-kernels read them as they are).  A scipy matrix can only exist once scipy.sparse has been
-imported, so ``is_scipy_sparse`` asks scipy only then.  What needs scipy (binning, an
-estimator, the per-example hooks' row slices) turns CSRArrays into a scipy matrix with
-``as_scipy``, which imports scipy there and then.
+X is one of: a 2-d ndarray (the reader's dense layout, or the caller's), a scipy.sparse
+matrix (the public type: the estimators and ``svmmap.io.load_svmlight``), or CSRArrays (the
+reader's arrays of a sparse file, in the commands; the fused kernels read them as they
+are).  A scipy matrix can only exist once scipy.sparse has been imported, so
+``is_scipy_sparse`` asks scipy only then.  What needs scipy (binning, an estimator, the
+per-example hooks' row slices) turns CSRArrays into a scipy matrix with ``as_scipy``, which
+imports scipy there and then.
 """
 
 import sys
 
 import numpy as np
 
-from ._csr_rows import csr_scores, csr_take_rows
+from ._csr_rows import csr_scores, csr_take_rows, dense_scores
 from ._kernel_inputs import CSRArrays
-
-#: rows of a dense float32 X scored at a time by ``scores`` (their float64 copy is its one
-#: temporary: a few MB, not X's size twice)
-DENSE_ROWS = 4096
 
 
 def is_scipy_sparse(X):
@@ -58,17 +55,19 @@ def scores(X, w):
     """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays).  The values
     of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr int32 or
     intp of one type) are read in place and each row summed in float64 in stored order: the
-    bits scipy's product gives, without its float64 copy of float32 values.  A dense float32
-    X is scored DENSE_ROWS rows at a time (numpy's product would copy all of X to float64)."""
+    bits scipy's product gives, without its float64 copy of float32 values.  A float64 or
+    float32 ndarray (the reader's dense layout) is read in place and each row summed in
+    column order: the same bits as its CSR arrays give."""
     if _scipy_csr_readable(X):
         X = CSRArrays(X.data, X.indices, X.indptr, X.shape)
-    if isinstance(X, np.ndarray) and X.dtype == np.float32 and X.ndim == 2:
-        return _dense_float32_scores(X, w)
-    if not isinstance(X, CSRArrays):
+    dense = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32)
+    if not dense and not isinstance(X, CSRArrays):
         return np.asarray(X @ w, dtype=np.float64).ravel()
     w = np.ascontiguousarray(w, dtype=np.float64)
     if w.shape != (X.shape[1],):
         raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
+    if dense:
+        return dense_scores(X, w)
     if len(w) == 0:  # no columns, no stored values
         return np.zeros(X.shape[0])
     return csr_scores(X.data, X.indices, X.indptr, w)
@@ -82,16 +81,3 @@ def _scipy_csr_readable(X):
     return (X.dtype in (np.float64, np.float32) and index_type in (np.int32, np.intp)
             and X.indptr.dtype == index_type and X.data.flags.c_contiguous
             and X.indices.flags.c_contiguous and X.indptr.flags.c_contiguous)
-
-
-def _dense_float32_scores(X, w):
-    """float64 (m,): X w for a float32 ndarray X, each DENSE_ROWS rows (a multiple of 4, so
-    that a row meets the same BLAS kernel as in one product) made float64 and multiplied."""
-    w = np.ascontiguousarray(w, dtype=np.float64)
-    if w.shape != (X.shape[1],):
-        raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
-    out = np.empty(X.shape[0])
-    for start in range(0, X.shape[0], DENSE_ROWS):
-        stop = start + DENSE_ROWS
-        np.matmul(X[start:stop].astype(np.float64), w, out=out[start:stop])
-    return out

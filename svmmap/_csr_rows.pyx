@@ -6,7 +6,10 @@ svmmap.normalize, in one pass over the values.
 
 Values float64 or float32, indices and indptr both int32 or both intp.  The score of row i is
 summed in stored order, ``s_i = sum_{j = indptr[i]}^{indptr[i+1]-1} data[j] w[indices[j]]``,
-in float64: the bits scipy.sparse's csr_matvec gives.
+in float64: the bits scipy.sparse's csr_matvec gives.  A dense (m, d) X (the reader's dense
+layout) is scored the same way over its d columns in order,
+``s_i = sum_c X[i, c] w[c]``: a zero adds nothing, so the bits are those of the CSR arrays
+of the same values.
 """
 
 import numpy as np
@@ -32,6 +35,22 @@ def csr_scores(const value_t[::1] data, const index_t[::1] indices,
             total = 0.0
             for j in range(indptr[i], indptr[i + 1]):
                 total += data[j] * w[indices[j]]
+            out[i] = total
+    return out_arr
+
+
+def dense_scores(const value_t[:, :] X, const double[::1] w):
+    """float64 (m,): the score X[i] . w of every row of X, summed in column order in float64
+    (X read in place, whatever its storage and strides)."""
+    cdef Py_ssize_t m = X.shape[0], d = X.shape[1], i, c
+    out_arr = np.zeros(m)
+    cdef double[::1] out = out_arr
+    cdef double total
+    with nogil:
+        for i in range(m):
+            total = 0.0
+            for c in range(d):
+                total += X[i, c] * w[c]
             out[i] = total
     return out_arr
 

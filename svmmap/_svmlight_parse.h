@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -214,6 +215,10 @@ struct Lines {
     bool qids_canonical = true;
     // the first rejected line (0: none), its byte range
     int64_t error_line = 0, error_start = 0, error_end = 0;
+    // dense mode: the first line that breaks the pattern (0: none) and the pattern's width
+    // (the features 1..width every line lists; -1 while no data line has been read), and
+    // the first data line's number (0: none)
+    int64_t break_line = 0, width = -1, first_data_line = 0;
     // set when an index does not fit the caller's index type: parse again with int64
     bool index_overflow = false;
     int64_t nnz = 0;
@@ -227,15 +232,23 @@ struct Lines {
 // a feature value.  Zero values are not stored; values are stored as Value (double, or float:
 // the double rounded to float, as numpy's astype rounds it).
 // with_qid false: lines are "<label> <index>:<value> ..." (queries come from a group file).
+//
+// dense true (indptr and indices unused, may be null): every line must list the features
+// 1..width in order (out->width; -1: the first data line sets it), zeros included, and each
+// value is stored (the values are the row-major dense matrix).  The first data line that does
+// not is reported in out->break_line (the text is then to be parsed again without dense): a
+// feature token that is malformed, out of order, beyond the width or refused (limit,
+// max_abs) breaks the pattern too, and the parse without dense says what is wrong with it.
 template <typename Index, typename Value>
 void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool with_qid,
-           Index* indptr, Index* indices, Value* values, Lines* out) {
+           Index* indptr, Index* indices, Value* values, Lines* out, bool dense = false) {
     const char* p = text;
     const char* end = text + n;
     const uint64_t index_max = uint64_t(std::numeric_limits<Index>::max());
     int64_t lineno = 0, nnz = 0;
     uint64_t max_index = 0;
-    indptr[0] = 0;
+    int64_t width = out->width;
+    if (!dense) indptr[0] = 0;
     while (p < end) {
         const char* newline = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
         if (newline == nullptr) newline = end;
@@ -256,6 +269,8 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
             out->error_start = line - text;
             out->error_end = line_end - text;
         };
+        auto break_pattern = [&]() { out->break_line = lineno; };
+        if (out->first_data_line == 0) out->first_data_line = lineno;
         // label
         const char* t = s;
         while (t < body_end && !is_space(*t)) ++t;
@@ -291,14 +306,20 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
             const char* digits = d;
             uint64_t index = 0;
             while (d < t && is_digit(*d)) index = index * 10 + unsigned(*d++ - '0');
-            if (d == digits || d - digits > 16 || d == t || *d != ':') return reject();
-            if (index > limit || index <= previous) return reject();
+            if (d == digits || d - digits > 16 || d == t || *d != ':')
+                return dense ? break_pattern() : reject();
+            if (dense && (index != previous + 1 || (width >= 0 && index > uint64_t(width))))
+                return break_pattern();
+            if (index > limit || index <= previous) return dense ? break_pattern() : reject();
             double value;
-            if (!is_number(d + 1, t) || !to_double(d + 1, t, &value)) return reject();
-            if (std::fabs(value) > max_abs) return reject();
+            if (!is_number(d + 1, t) || !to_double(d + 1, t, &value) ||
+                std::fabs(value) > max_abs)
+                return dense ? break_pattern() : reject();
             previous = index;
             if (index > max_index) max_index = index;
-            if (value != 0.0) {
+            if (dense) {
+                values[nnz++] = Value(value);
+            } else if (Value(value) != Value(0)) {  // not stored: a zero, or one in Value
                 if (index - 1 > index_max) {
                     out->index_overflow = true;
                     return;
@@ -308,9 +329,13 @@ void parse(const char* text, int64_t n, uint64_t limit, double max_abs, bool wit
                 ++nnz;
             }
         }
+        if (dense) {
+            if (width < 0) width = out->width = int64_t(previous);
+            if (int64_t(previous) != width) return break_pattern();
+        }
         out->labels.push_back(label);
         if (with_qid) out->qid_int.push_back(qid);
-        indptr[out->labels.size()] = Index(nnz);
+        if (!dense) indptr[out->labels.size()] = Index(nnz);
         // the comment, stripped of surrounding whitespace
         const char* c = hash ? hash + 1 : line_end;
         const char* ce = line_end;
@@ -365,14 +390,17 @@ template <typename Index, typename Value>
 void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t limit,
                   double max_abs, bool with_qid, Index* indptr, Index* indices, Value* values,
                   const std::vector<int64_t>& row_off, const std::vector<int64_t>& col_off,
-                  int n_threads, Lines* out) {
+                  int n_threads, Lines* out, bool dense = false) {
     const int64_t k = int64_t(bounds.size()) - 1;
     if (k == 1) {  // one chunk: straight into the output, nothing to merge
         parse<Index, Value>(text, bounds[1], limit, max_abs, with_qid, indptr, indices, values,
-                            out);
+                            out, dense);
         return;
     }
+    // dense: every chunk starts from the width known so far; one that learns another width
+    // from its first data line breaks the pattern there (the chunks before it all match)
     std::vector<Lines> parts(static_cast<size_t>(k));
+    for (Lines& part : parts) part.width = out->width;
     // std::bad_alloc must not leave an OpenMP region (that terminates the process): each
     // chunk catches it, and it is thrown again here, for the caller (except +MemoryError)
     bool out_of_memory = false;
@@ -380,8 +408,9 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
     for (int64_t c = 0; c < k; ++c) {
         try {
             parse<Index, Value>(text + bounds[c], bounds[c + 1] - bounds[c], limit, max_abs,
-                                with_qid, indptr + row_off[c], indices + col_off[c],
-                                values + col_off[c], &parts[c]);
+                                with_qid, dense ? indptr : indptr + row_off[c],
+                                dense ? indices : indices + col_off[c], values + col_off[c],
+                                &parts[c], dense);
         } catch (const std::bad_alloc&) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -389,11 +418,21 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
     }
     if (out_of_memory) throw std::bad_alloc();
     int64_t rows = 0, nnz = 0, lineno = 0;
-    indptr[0] = 0;
+    if (!dense) indptr[0] = 0;
     for (int64_t c = 0; c < k; ++c) {
         Lines& part = parts[c];
         if (part.index_overflow) {
             out->index_overflow = true;
+            return;
+        }
+        // the width this chunk's first data line set, when it was read (else the width the
+        // chunk was given): another width than the chunks' before breaks the pattern there
+        if (dense && part.width >= 0 && out->width >= 0 && part.width != out->width) {
+            out->break_line = lineno + part.first_data_line;
+            return;
+        }
+        if (part.break_line) {
+            out->break_line = lineno + part.break_line;
             return;
         }
         if (part.error_line) {
@@ -403,10 +442,14 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
             return;
         }
         const int64_t r = int64_t(part.labels.size());
-        for (int64_t i = 1; i <= r; ++i)
-            indptr[rows + i] = Index(nnz + int64_t(indptr[row_off[c] + i]));
+        if (!dense)
+            for (int64_t i = 1; i <= r; ++i)
+                indptr[rows + i] = Index(nnz + int64_t(indptr[row_off[c] + i]));
+        if (dense && out->width < 0) out->width = part.width;
         if (part.nnz) {
-            std::memmove(indices + nnz, indices + col_off[c], size_t(part.nnz) * sizeof(Index));
+            if (!dense)
+                std::memmove(indices + nnz, indices + col_off[c],
+                             size_t(part.nnz) * sizeof(Index));
             std::memmove(values + nnz, values + col_off[c], size_t(part.nnz) * sizeof(Value));
         }
         out->labels.insert(out->labels.end(), part.labels.begin(), part.labels.end());
@@ -427,6 +470,42 @@ void parse_chunks(const char* text, const std::vector<int64_t>& bounds, uint64_t
     }
     out->nnz = nnz;
     out->lines_read = lineno;
+}
+
+// The CSR arrays of the row-major dense rows x width matrix `values` (the dense parse's
+// layout), built in place: its non-zero values moved to its front in row order (each moves
+// down or stays), their 0-based columns written to `indices` and the row pointer to `indptr`
+// (rows + 1 entries; `indices` has room for the non-zeros).  Returns the number of non-zeros.
+template <typename Index, typename Value>
+int64_t dense_to_csr(Value* values, int64_t rows, int64_t width, Index* indptr,
+                     Index* indices) {
+    int64_t nnz = 0;
+    indptr[0] = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        const Value* row = values + r * width;
+        for (int64_t c = 0; c < width; ++c) {
+            const Value v = row[c];
+            if (v != Value(0)) {
+                values[nnz] = v;
+                indices[nnz] = Index(c);
+                ++nnz;
+            }
+        }
+        indptr[r + 1] = Index(nnz);
+    }
+    return nnz;
+}
+
+// The row-major rows x width matrix at the front of `values` (room for rows x columns items,
+// columns >= width) made rows x columns in place: each row moved to its new place, last row
+// first (no row overwrites one not yet moved), and its columns width..columns-1 set to zero.
+template <typename Value>
+void pad_rows(Value* values, int64_t rows, int64_t width, int64_t columns) {
+    for (int64_t r = rows - 1; r >= 0; --r) {
+        if (width) std::memmove(values + r * columns, values + r * width,
+                                size_t(width) * sizeof(Value));
+        std::fill(values + r * columns + width, values + (r + 1) * columns, Value(0));
+    }
 }
 
 }  // namespace svmlight

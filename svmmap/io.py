@@ -27,15 +27,19 @@ order (``train.txt.query`` beside ``train.txt`` is used when present, or pass ``
 Any deviation raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
 
 :func:`load_svmlight` returns X as a scipy.sparse matrix; :func:`read_svmlight`, which the
-command-line tools use, returns the same arrays as ``CSRArrays`` (svmmap._csr), without
-importing scipy.
+command-line tools use, returns X without importing scipy: a dense ndarray when every line of
+the file lists the same features 1..d in order (LETOR files do, zeros written out), else the
+arrays of the scipy matrix as ``CSRArrays`` (svmmap._csr).
 
 Layers: :class:`svmmap.sources.Source` (file or stdin, decompression, memory map, byte-order
 mark) hands bytes to the parser (:func:`_parse`) in blocks cut at line ends, and the parser
 knows nothing about where they came from.  The parser is the extension (``_svmlight_reader``,
 C++: per block one counting scan and one parsing pass, numbers converted with
 ``std::from_chars``, so every value is the float64 Python's ``float()`` gives), whose arrays
-grow block by block: reading holds them and one block, never the whole text.  It stops at
+grow block by block: reading holds them and one block, never the whole text.  They start
+dense (values only, 8 bytes a value in float64, as svm_rank holds them) and become CSR in
+place at the first line that does not list the features of the first, 1..d in order (12
+bytes a stored value, zeros not stored); line numbers and messages do not change.  It stops at
 the first line it rejects and :func:`_line_reason` explains why, so every message is defined
 here (line numbers run on through the blocks).  Text with whitespace beyond ASCII (which
 ``str.split`` splits on) goes to the Python parser of the same rules, :func:`_parse_text`.
@@ -55,7 +59,7 @@ import numpy as np
 
 from ._csr import as_scipy
 from ._kernel_inputs import CSRArrays
-from ._svmlight_reader import CSRBuilder, is_ascii
+from ._svmlight_reader import MatrixBuilder, is_ascii
 from .errors import InputFormatError
 from .options import ndcg_label_error, thread_count
 from .side_files import group_file, group_qids, load_query_weights
@@ -174,9 +178,11 @@ def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
         ``"path:line: reason"`` for a malformed line, ``"path: reason"`` for an unreadable,
         empty or comment-only file.
     """
+    # CSR as it is read (no dense matrix made CSR afterwards: its peak would be both)
     X, *rest = read_svmlight(path_or_paths, n_features, return_comments=return_comments,
                              group=group, max_abs_value=max_abs_value, n_threads=n_threads,
-                             max_label=max_label, files_read=files_read, dtype=dtype)
+                             max_label=max_label, files_read=files_read, dtype=dtype,
+                             dense=False)
     return (as_scipy(X), *rest)
 
 
@@ -184,12 +190,19 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
                   *, return_comments: bool = False, group: PathLike | Vector | None = None,
                   max_abs_value: float | None = None, n_threads: int = 1,
                   max_label: float | None = None, files_read: list[str] | None = None,
-                  dtype: npt.DTypeLike = np.float64
-                  ) -> (tuple[CSRArrays, np.ndarray, np.ndarray]
-                        | tuple[CSRArrays, np.ndarray, np.ndarray, list[str]]):
-    """:func:`load_svmlight` with X as CSRArrays (the arrays its scipy matrix holds: sorted
-    column indices, int32 indices and indptr when they fit): what the command-line tools
-    read, without importing scipy (svmmap._csr)."""
+                  dtype: npt.DTypeLike = np.float64, dense: bool = True
+                  ) -> (tuple[np.ndarray | CSRArrays, np.ndarray, np.ndarray]
+                        | tuple[np.ndarray | CSRArrays, np.ndarray, np.ndarray, list[str]]):
+    """:func:`load_svmlight` with X as the command-line tools take it, without importing
+    scipy (svmmap._csr): a C-contiguous (m, d) ndarray of ``dtype`` when every data line
+    lists the features 1..d in order (zeros included), else CSRArrays (the arrays the scipy
+    matrix holds: sorted column indices, int32 indices and indptr when they fit).
+
+    ``n_features`` larger than such a file's d: the ndarray has n_features columns, the
+    ones beyond d zero, while that takes no more memory than the CSR arrays of the values
+    listed (itemsize x n_features <= (itemsize + 4) x d bytes a row: n_features <= 1.5 d
+    in float64, 2 d in float32), else X is CSRArrays.  Several files: an ndarray when each
+    is dense and fits the same rule, else CSRArrays.  ``dense=False``: CSRArrays always."""
     if n_features is not None:
         if not isinstance(n_features, (int, np.integer)) or not 0 <= n_features <= MAX_INDEX:
             raise InputFormatError(
@@ -219,13 +232,14 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
             try:
                 with source if isinstance(source, Source) else Source(source) as opened:
                     parts.append(_parse_source(opened, limits, group, return_comments,
-                                               thread_count(n_threads), dtype, max_label))
+                                               thread_count(n_threads), dtype, max_label,
+                                               dense))
             except MemoryError:  # name the file being read (the command adds what to do)
                 raise MemoryError(f"reading {getattr(source, 'path', source)}") from None
     _number_group_queries(parts, sources)
     if n_features is None:
         n_features = max(part.max_index for part in parts)
-    X = _csr(parts, n_features)
+    X = _matrix(parts, n_features)
     y = np.concatenate([part.labels for part in parts])
     if all(part.qid is not None for part in parts):
         qid = np.concatenate([part.qid for part in parts])
@@ -276,9 +290,11 @@ def _storage_dtype(dtype):
 
 @dataclass
 class _Part:
-    """One data file parsed: labels, CSR arrays of its rows (0-based columns, no zeros), the
-    largest feature index seen (zero values included), query ids as int64 (``qid``, None
-    when some are not integers) and/or their texts, and the comments when asked for."""
+    """One data file parsed: labels, its rows as CSR arrays (0-based columns, no zeros) or
+    dense (``values`` the C-contiguous (rows, columns) matrix, ``indptr`` and ``indices``
+    None), the largest feature index seen (zero values included), query ids as int64
+    (``qid``, None when some are not integers) and/or their texts, and the comments when
+    asked for."""
 
     labels: np.ndarray
     indptr: np.ndarray
@@ -290,6 +306,19 @@ class _Part:
     comments: list
     from_group: bool = False
 
+    @property
+    def dense(self):
+        return self.indptr is None
+
+    def csr(self):
+        """(indptr, indices, values) of the rows (a dense part's made by numpy: a copy)."""
+        if not self.dense:
+            return self.indptr, self.indices, self.values
+        stored = self.values != 0
+        indptr = np.zeros(len(self.values) + 1, dtype=np.int64)
+        np.cumsum(stored.sum(axis=1), out=indptr[1:])
+        return indptr, np.nonzero(stored)[1].astype(np.int64), self.values[stored]
+
     def qid_text(self):
         """The query ids as the file wrote them."""
         if self.qid_texts is not None:
@@ -297,30 +326,56 @@ class _Part:
         return [str(q) for q in self.qid.tolist()]
 
 
+def _matrix(parts, n_features):
+    """X of the parts' rows, ``n_features`` columns: the single part's arrays as they are
+    (not copied); several dense parts, each no wider than n_features and fitting
+    :func:`_pads_cheaply`, stacked in one ndarray; else CSRArrays."""
+    if len(parts) == 1 and parts[0].dense and parts[0].values.shape[1] == n_features:
+        return parts[0].values
+    if len(parts) > 1 and all(part.dense and _pads_cheaply(part.values.shape[1], n_features,
+                                                           part.values.dtype)
+                              for part in parts):
+        X = np.zeros((sum(len(part.values) for part in parts), n_features),
+                     dtype=parts[0].values.dtype)
+        start = 0
+        for part in parts:
+            rows, width = part.values.shape
+            X[start:start + rows, :width] = part.values
+            start += rows
+        return X
+    return _csr([part.csr() for part in parts], n_features)
+
+
+def _pads_cheaply(width, columns, dtype):
+    """Whether rows of ``width`` values made ``columns`` wide (zeros after) take no more
+    memory than the CSR arrays of the ``width`` values (int32 indices)."""
+    itemsize = np.dtype(dtype).itemsize
+    return width <= columns and itemsize * columns <= (itemsize + 4) * width
+
+
 def _csr(parts, n_features):
-    """The CSRArrays of the parts' rows (the single part's arrays are used, not copied):
-    indices and indptr int32 when every index and offset fits, as scipy keeps them, else
-    intp."""
-    n_rows = sum(len(part.indptr) - 1 for part in parts)
-    n_stored = sum(len(part.values) for part in parts)
+    """The CSRArrays of the parts' (indptr, indices, values) (the single part's arrays are
+    used, not copied): indices and indptr int32 when every index and offset fits, as scipy
+    keeps them, else intp."""
+    n_rows = sum(len(indptr) - 1 for indptr, _, _ in parts)
+    n_stored = sum(len(values) for _, _, values in parts)
     fits = max(n_rows, n_stored, n_features) <= np.iinfo(np.int32).max
     dtype = np.int32 if fits else np.intp
     if len(parts) == 1:
-        part = parts[0]
-        values = part.values
-        indices, indptr = (a.astype(dtype, copy=False) for a in (part.indices, part.indptr))
+        indptr, indices, values = parts[0]
+        indices, indptr = (a.astype(dtype, copy=False) for a in (indices, indptr))
     else:
-        values = np.concatenate([part.values for part in parts])
-        indices = np.concatenate([part.indices.astype(dtype, copy=False) for part in parts])
-        offsets = np.cumsum([0] + [len(part.values) for part in parts])
+        values = np.concatenate([values for _, _, values in parts])
+        indices = np.concatenate([indices.astype(dtype, copy=False) for _, indices, _ in parts])
+        offsets = np.cumsum([0] + [len(values) for _, _, values in parts])
         indptr = np.concatenate([np.zeros(1, dtype=dtype)] +
-                                [(part.indptr[1:] + offset).astype(dtype)
-                                 for part, offset in zip(parts, offsets)])
+                                [(indptr[1:] + offset).astype(dtype)
+                                 for (indptr, _, _), offset in zip(parts, offsets)])
     return CSRArrays(values, indices, indptr, (n_rows, n_features))
 
 
 def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.float64,
-                  max_label=None):
+                  max_label=None, dense=True):
     """Parse one data file (a Source) into a _Part; without ``qid:`` on its lines, number its
     queries from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
@@ -332,7 +387,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.
     if group is None:
         try:
             return _parse(path, source, limits, return_comments, n_threads=n_threads,
-                          dtype=dtype, max_label=max_label)
+                          dtype=dtype, max_label=max_label, dense=dense)
         except InputFormatError as err:
             if with_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
@@ -343,7 +398,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
     part = _parse(path, source, limits, return_comments, with_qid=False, n_threads=n_threads,
-                  dtype=dtype, max_label=max_label)
+                  dtype=dtype, max_label=max_label, dense=dense)
     part.qid, part.qid_texts = group_qids(group, len(part.labels), path), None
     part.from_group = True
     return part
@@ -355,15 +410,16 @@ BLOCK_BYTES = 1 << 23
 
 
 def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtype=np.float64,
-           max_label=None, block_bytes=BLOCK_BYTES):
+           max_label=None, block_bytes=BLOCK_BYTES, dense=True):
     """Parse one data file (a Source, or its bytes) into a _Part (``with_qid=False``: lines
     are ``<label> <index>:<value> ...``, and the _Part has no query ids), block by block
-    (:class:`_Reading`), ``n_threads`` at a time, values stored as ``dtype``; a label above
+    (:class:`_Reading`), ``n_threads`` at a time, values stored as ``dtype``, dense when
+    ``dense`` and every line lists the features 1..d (read_svmlight); a label above
     ``max_label`` is refused once the whole file has parsed (a malformed line comes first)."""
     size = block_bytes * n_threads
     blocks = data.blocks(size) if isinstance(data, Source) else line_blocks(data, size)
     total = data.plain_size if isinstance(data, Source) else len(data)
-    reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label, total)
+    reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label, total, dense)
     try:
         for block in blocks:
             reading.add(block, n_threads)
@@ -373,19 +429,20 @@ def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtyp
 
 
 class _Reading:
-    """A data file's rows, appended block by block (each block ends at a line end): the CSR
-    arrays grow in the extension's CSRBuilder, per-row labels, query ids and comments in
+    """A data file's rows, appended block by block (each block ends at a line end): the
+    arrays grow in the extension's MatrixBuilder (dense, then CSR from the first line that
+    breaks the pattern, when ``dense``), per-row labels, query ids and comments in
     lists of the blocks' arrays.  A block is parsed by the extension unless its text has
     whitespace beyond ASCII (then by :func:`_parse_text`); line numbers in messages run on
     through the blocks."""
 
     def __init__(self, path, limits, with_qid, return_comments, dtype, max_label,
-                 total_bytes=None):
+                 total_bytes=None, dense=True):
         self.path, self.limits, self.with_qid = path, limits, with_qid
         #: the bytes of the whole file when known (the arrays are reserved for it)
         self.total_bytes = total_bytes or 0
         self.max_label = max_label
-        self.builder = CSRBuilder(dtype)
+        self.builder, self.builder_dtype = MatrixBuilder(dtype, dense=dense), dtype
         self.labels, self.qid_ints = [], []
         #: every query id is an integer; the texts, kept once one is not str() of its integer
         self.qids_are_int, self.qid_texts = True, None
@@ -468,7 +525,11 @@ class _Reading:
         if self.builder.rows == 0:
             raise InputFormatError("no data lines", self.path)
         max_index = int(self.builder.max_index)
-        indptr, indices, values = self.builder.finish()
+        columns = self.limits[0]  # n_features given: dense rows padded to it, or CSR
+        if self.builder.dense and columns is not None and \
+                not _pads_cheaply(self.builder.width, columns, self.builder_dtype):
+            self.builder.to_csr()
+        indptr, indices, values = self.builder.finish(-1 if columns is None else columns)
         return _Part(labels=np.concatenate(self.labels), indptr=indptr, indices=indices,
                      values=values, max_index=max_index,
                      qid=np.concatenate(self.qid_ints) if self.with_qid and self.qids_are_int

@@ -157,8 +157,14 @@ def load_scorer(path):
     model = model_class(document["kind"])._from_document(document, path)
 
     def scores(X, qid=None):  # an estimator takes scipy's matrix, not the reader's arrays
+        import numpy as np
+
         from ._csr import as_scipy
 
+        if isinstance(X, np.ndarray):  # the reader's dense layout: the CSR matrix the
+            import scipy.sparse as sp  # estimator was always given (its scores, bit for bit)
+
+            X = sp.csr_matrix(X)
         return model.decision_function(as_scipy(X), qid)
 
     return model.n_features_in_, scores

@@ -210,19 +210,24 @@ def test_float32_scipy_scores_read_the_values_in_place(index_type):
     assert np.array_equal(model.scores(X), reference + 0.5)
 
 
-def test_dense_float32_scores_copy_a_few_rows_at_a_time(monkeypatch):
-    """A dense float32 X is scored a few rows at a time: the scores of its float64 values (to
-    1e-12 relative: the BLAS product of fewer rows) with a float64 copy of a few rows, never
-    of X, traced."""
-    import svmmap._csr
-
-    monkeypatch.setattr(svmmap._csr, "DENSE_ROWS", 64)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_scores_are_the_csr_arrays_bits_without_a_copy(dtype):
+    """A dense X (float64 or float32, C-contiguous or a column slice) is scored in place: bit
+    for bit the scores of the CSR arrays of the same values (each row summed in column order,
+    zeros adding nothing), no copy of X traced."""
     rng = np.random.default_rng(4)
-    X = rng.standard_normal((1001, 136)).astype(np.float32)
+    X = rng.standard_normal((1001, 136)).astype(dtype)
+    X[rng.random(X.shape) < 0.3] = 0
     w = rng.standard_normal(136)
-    reference = X.astype(np.float64) @ w
+    stored = X != 0
+    indptr = np.concatenate([[0], np.cumsum(stored.sum(axis=1))]).astype(np.int32)
+    arrays = CSRArrays(X[stored], np.nonzero(stored)[1].astype(np.int32), indptr, X.shape)
     got, peak = traced_peak(lambda: scores(X, w))
-    np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
-    assert peak < X.nbytes // 2, peak  # a float64 copy of X would be twice X
+    assert got.tobytes() == scores(arrays, w).tobytes()
+    np.testing.assert_allclose(got, X.astype(np.float64) @ w, rtol=1e-10, atol=1e-10)
+    assert peak < X.nbytes // 4, peak  # a float64 copy of X would be X's size at least
+    columns = X[:, 10:50]
+    assert scores(columns, w[10:50]).tobytes() == \
+        scores(np.ascontiguousarray(columns), w[10:50]).tobytes()
     with pytest.raises(ValueError):
         scores(X, w[:-1])

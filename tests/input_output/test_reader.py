@@ -35,9 +35,10 @@ def assert_same_part(fast, slow):
         assert fast == slow
         return
     assert np.array_equal(fast.labels, slow.labels)
-    assert np.array_equal(fast.indptr, slow.indptr)
-    assert np.array_equal(fast.indices, slow.indices)
-    assert fast.values.tobytes() == slow.values.tobytes()  # bit for bit
+    (indptr, indices, values), (slow_indptr, slow_indices, slow_values) = fast.csr(), slow.csr()
+    assert np.array_equal(indptr, slow_indptr)
+    assert np.array_equal(indices, slow_indices)
+    assert values.tobytes() == slow_values.tobytes()  # bit for bit
     assert fast.max_index == slow.max_index
     has_qids = fast.qid is not None or fast.qid_texts is not None
     assert has_qids == (slow.qid is not None or slow.qid_texts is not None)
@@ -150,8 +151,9 @@ def test_values_are_what_float_gives(numbers):
     if not all(np.isfinite(values)):
         assert isinstance(fast, str) and "is not a finite number" in fast
         return
+    indptr, _, stored = fast.csr()
     dense = np.zeros(len(values))
-    dense[np.repeat(np.arange(len(values)), np.diff(fast.indptr))] = fast.values
+    dense[np.repeat(np.arange(len(values)), np.diff(indptr))] = stored
     assert dense.tobytes() == np.array(values).tobytes() or np.array_equal(dense, values)
     assert all(a == b for a, b in zip(dense.tolist(), values))
 
