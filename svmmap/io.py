@@ -410,13 +410,14 @@ BLOCK_BYTES = 1 << 23
 
 
 def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtype=np.float64,
-           max_label=None, block_bytes=BLOCK_BYTES, dense=True):
+           max_label=None, block_bytes=None, dense=True):
     """Parse one data file (a Source, or its bytes) into a _Part (``with_qid=False``: lines
     are ``<label> <index>:<value> ...``, and the _Part has no query ids), block by block
     (:class:`_Reading`), ``n_threads`` at a time, values stored as ``dtype``, dense when
     ``dense`` and every line lists the features 1..d (read_svmlight); a label above
-    ``max_label`` is refused once the whole file has parsed (a malformed line comes first)."""
-    size = block_bytes * n_threads
+    ``max_label`` is refused once the whole file has parsed (a malformed line comes first);
+    ``block_bytes``: a thread's block (default BLOCK_BYTES)."""
+    size = (BLOCK_BYTES if block_bytes is None else block_bytes) * n_threads
     blocks = data.blocks(size) if isinstance(data, Source) else line_blocks(data, size)
     total = data.plain_size if isinstance(data, Source) else len(data)
     reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label, total, dense)
