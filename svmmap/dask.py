@@ -52,11 +52,13 @@ from typing import TYPE_CHECKING
 
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
+from . import io as _io
 from . import metrics, training
+from ._csr import as_scipy
 from .collection import QueryCollection
 from .errors import InputFormatError, SVMMapError
 from .estimator import SVMMap
-from .io import STDIN, group_file, load_svmlight
+from .io import STDIN, group_file
 from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
 from .params import Anything
 from .training import make_plugin
@@ -534,12 +536,15 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
 
     ``paths``: a glob pattern, a path, or a list of them (each list entry may itself be a
     glob); shards are taken in sorted order within a pattern, in list order across entries.
-    Returns (X, y, qid) as Dask arrays with one row chunk per shard: X with scipy.sparse CSR
-    chunks of n_features columns (default: the largest feature index over all shards), y
-    float64 and qid int64 (or str if any shard has a non-integer id).  A malformed line
-    raises the same InputFormatError ``path:line: reason`` as svmmap.load_svmlight, whose
-    ``max_abs_value`` (refuse larger feature values) and ``dtype`` (X's values: float64, or
-    float32, which halves them; the learners read float32 in place) are passed on.
+    Returns (X, y, qid) as Dask arrays with one row chunk per shard: X with chunks of
+    n_features columns (default: the largest feature index over all shards) -- dense
+    ndarrays when every shard reads dense (svmmap.io.read_svmlight: each line lists the
+    features 1..d, d the same in every shard, or padded to the n_features given), else
+    scipy.sparse CSR -- y float64 and qid int64 (or str if any shard has a non-integer id).
+    A malformed line raises the same InputFormatError ``path:line: reason`` as
+    svmmap.load_svmlight, whose ``max_abs_value`` (refuse larger feature values) and
+    ``dtype`` (X's values: float64, or float32, which halves them; the learners read float32
+    in place) are passed on.
     """
     client = client if client is not None else default_client()
     files = expand_paths(paths)
@@ -551,23 +556,24 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
               client.submit(_read_shard, file, n_features, max_abs_value, dtype, pure=False)
               for file in files]
     shapes = client.gather(client.map(_shard_shape, shards))
-    width = n_features if n_features is not None else max(d for _, d, _ in shapes)
-    numeric = all(kind != "U" and kind != "O" for _, _, kind in shapes)
+    width = n_features if n_features is not None else max(d for _, d, _, _ in shapes)
+    dense = all(is_dense and d == width for _, d, _, is_dense in shapes)
+    numeric = all(kind != "U" and kind != "O" for _, _, kind, _ in shapes)
     qid_dtype = np.int64 if numeric else object
     offsets = _group_offsets(files, client.gather(
         [client.submit(_grouped_queries, shard, file, pure=False)
          for shard, file in zip(shards, files)]))
-    padded = [client.submit(_pad_shard, shard, width, not numeric, offset)
+    padded = [client.submit(_pad_shard, shard, width, dense, not numeric, offset)
               for shard, offset in zip(shards, offsets)]
+    meta = np.empty((0, width), dtype=dtype) if dense else sp.csr_matrix((0, width), dtype=dtype)
     parts = [client.submit(lambda s, i: s[i], shard, i) for shard in padded for i in range(3)]
     X = da.concatenate([
-        da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.dtype(dtype),
-                        meta=sp.csr_matrix((0, width), dtype=dtype))
-        for k, (m, _, _) in enumerate(shapes)], axis=0)
+        da.from_delayed(parts[3 * k], shape=(m, width), dtype=np.dtype(dtype), meta=meta)
+        for k, (m, *_) in enumerate(shapes)], axis=0)
     y = da.concatenate([da.from_delayed(parts[3 * k + 1], shape=(m,), dtype=np.float64)
-                        for k, (m, _, _) in enumerate(shapes)])
+                        for k, (m, *_) in enumerate(shapes)])
     qid = da.concatenate([da.from_delayed(parts[3 * k + 2], shape=(m,), dtype=qid_dtype)
-                          for k, (m, _, _) in enumerate(shapes)])
+                          for k, (m, *_) in enumerate(shapes)])
     return X, y, qid
 
 
@@ -587,13 +593,16 @@ def expand_paths(paths):
 
 
 def _read_shard(path, n_features, max_abs_value, dtype=np.float64):
-    return load_svmlight(path, n_features=n_features, max_abs_value=max_abs_value,
-                         dtype=dtype)
+    """(X, y, qid) of a shard: X the reader's dense ndarray, or a scipy CSR matrix of its
+    CSR arrays (shared, not copied)."""
+    X, y, qid = _io.read_svmlight(path, n_features=n_features, max_abs_value=max_abs_value,
+                                  dtype=dtype)
+    return as_scipy(X), y, qid
 
 
 def _shard_shape(shard):
     X, _, qid = shard
-    return X.shape[0], X.shape[1], qid.dtype.kind
+    return X.shape[0], X.shape[1], qid.dtype.kind, isinstance(X, np.ndarray)
 
 
 def _grouped_queries(shard, path):
@@ -617,8 +626,12 @@ def _group_offsets(files, sizes):
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
 
 
-def _pad_shard(shard, n_features, str_qid, qid_offset=0):
+def _pad_shard(shard, n_features, dense, str_qid, qid_offset=0):
+    """The shard as a chunk of X with n_features columns, dense when every shard is
+    (``dense``), else its CSR matrix (one layout in a Dask array)."""
     X, y, qid = shard
+    if isinstance(X, np.ndarray) and not dense:
+        X = sp.csr_matrix(X)
     if X.shape[1] != n_features:
         X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
     if qid_offset:

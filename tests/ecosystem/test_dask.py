@@ -15,6 +15,8 @@ from conftest import data_file, random_collection
 distributed = pytest.importorskip("dask.distributed")
 da = pytest.importorskip("dask.array")
 
+import scipy.sparse as sp  # noqa: E402
+
 from svmmap import SVMMap, load_svmlight  # noqa: E402
 from svmmap.dask import DaskSVMMap, query_boundaries, read_svmlight  # noqa: E402
 from svmmap.errors import InputFormatError  # noqa: E402
@@ -126,6 +128,9 @@ def test_shards_read_on_the_workers(client, ohsumed, local_fit, tmp_path):
         (tmp_path / f"part-{k}.txt").write_text("".join(lines[cuts[k]:cuts[k + 1]]))
     X, y, qid = read_svmlight(str(tmp_path / "part-*.txt"), client=client)
     assert X.numblocks[0] == 4 and X.shape == ohsumed[0].shape
+    # LETOR lines list every feature: the chunks are the reader's dense layout
+    assert isinstance(X._meta, np.ndarray) and isinstance(X.blocks[2].compute(), np.ndarray)
+    np.testing.assert_array_equal(X.compute(), ohsumed[0])
     np.testing.assert_array_equal(qid.compute(), ohsumed[2])
     model = DaskSVMMap(C=C, epsilon=EPSILON, client=client)
     with pytest.warns(UserWarning):
@@ -138,6 +143,14 @@ def test_shards_read_on_the_workers(client, ohsumed, local_fit, tmp_path):
     with pytest.warns(UserWarning):
         model32 = DaskSVMMap(C=C, epsilon=EPSILON, client=client).fit(X32, y, qid)
     _assert_close(model32.coef_, local_fit.coef_)
+    # one shard that is not LETOR-shaped: every chunk CSR, the same values
+    (tmp_path / "part-3.txt").write_text("".join(lines[cuts[3]:-1]) + "0 qid:99 2:1\n")
+    X, _, _ = read_svmlight(str(tmp_path / "part-*.txt"), client=client)
+    assert sp.issparse(X._meta) and all(sp.issparse(X.blocks[k].compute()) for k in range(4))
+    expected = ohsumed[0].copy()
+    expected[-1] = 0
+    expected[-1, 1] = 1
+    np.testing.assert_array_equal(X.compute().toarray(), expected)
     # a malformed line is reported with the shard's path and line number, as in-process
     (tmp_path / "part-2.txt").write_text("1 qid:3 1:0.5\n0 qid:3 1:zero\n")
     with pytest.raises(InputFormatError, match=r"part-2\.txt:2: "):
