@@ -80,7 +80,7 @@ class Normalizer:
             squares = np.bincount(X.indices, weights=deviation * deviation, minlength=d)
             scale = np.sqrt((squares + (n - stored) * shift * shift) / n)
         else:
-            shift, scale = X.mean(axis=0), X.std(axis=0)
+            shift, scale = _column_mean_std(X)
         # constant columns (and spreads too small for a float32 engine to divide by): 1
         scale = np.where((high > low) & (np.float32(scale) > 0), scale, 1.0)
         return cls(kind, shift, scale)
@@ -124,6 +124,24 @@ class Normalizer:
     @classmethod
     def from_state(cls, state):
         return cls(state["kind"], state["shift"], state["scale"])
+
+
+#: rows of a dense X whose deviations from the mean _column_mean_std holds at a time
+DENSE_ROWS = 4096
+
+
+def _column_mean_std(X):
+    """(mean, standard deviation) of every column of a dense X, in float64 whatever X's
+    storage: std_j = sqrt(sum_i (x_ij - mean_j)^2 / n), the deviations formed DENSE_ROWS rows
+    at a time (numpy's X.std would hold them for all of X: a float64 temporary of X's
+    size)."""
+    X = np.asarray(X)
+    shift = X.mean(axis=0, dtype=np.float64)
+    squares = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], DENSE_ROWS):
+        deviation = X[start:start + DENSE_ROWS] - shift
+        squares += np.einsum("ij,ij->j", deviation, deviation)
+    return shift, np.sqrt(squares / max(X.shape[0], 1))
 
 
 def _column_extremes(X):

@@ -323,3 +323,19 @@ def test_training_on_the_dense_reading_makes_no_copy_of_x(tmp_path, dtype):
     fitted, peak = traced_peak(lambda: training.fit(params, collection))
     assert fitted.training_result.iterations > 3
     assert peak < X.size * 8 / 2, peak / (X.size * 8)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_standard_normaliser_of_a_dense_x_is_float64_without_a_copy(monkeypatch, dtype):
+    """Mean and deviation in float64 (those of the float64 values, float32 storage or not),
+    from a few rows at a time: traced memory far below a float64 copy of X."""
+    from svmmap import normalize
+
+    monkeypatch.setattr(normalize, "DENSE_ROWS", 100)
+    rng = np.random.default_rng(2)
+    X = (rng.standard_normal((3000, 50)) * 30 + 1000).astype(dtype)
+    fitted, peak = traced_peak(lambda: normalize.Normalizer.fit("standard", X))
+    exact = X.astype(np.float64)
+    np.testing.assert_allclose(fitted.shift, exact.mean(axis=0), rtol=1e-13)
+    np.testing.assert_allclose(fitted.scale, exact.std(axis=0), rtol=1e-10)
+    assert peak < X.size * 8 / 4, peak / (X.size * 8)
