@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -210,16 +211,20 @@ def letor_like_file(path, n_docs, n_features=LARGE_FEATURES, docs_per_query=100,
 
 _READ_PEAK = """\
 import json, sys
-from svmmap.io import load_svmlight
+import numpy as np
+from svmmap.io import read_svmlight
 
 def status(key):  # this process's own (ru_maxrss would start from the forking parent's)
     lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
     return int(lines[key].split()[0]) * 1024
 
 before = status("VmRSS")
-X, y, qid = load_svmlight(sys.argv[1], dtype=sys.argv[2])
-arrays = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes
-print(json.dumps({"arrays": arrays, "growth": status("VmHWM") - before}))
+X, y, qid = read_svmlight(sys.argv[1], dtype=sys.argv[2])
+dense = isinstance(X, np.ndarray)
+arrays = (X.nbytes if dense else X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) + \
+    y.nbytes + qid.nbytes
+print(json.dumps({"arrays": arrays, "growth": status("VmHWM") - before,
+                  "layout": "dense" if dense else "csr"}))
 """
 
 
@@ -242,11 +247,21 @@ def large(args):
         subprocess.run(f"gzip -1 -c {path} > {gz}", shell=True, check=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     rows = []
-    for source in (path, gz):
+    # the file, then the file with a last line that breaks its pattern (a gap: the rows read
+    # dense are made CSR at that line), piped to standard input
+    breaking = f"cat {shlex.quote(str(path))} - <<< '0 qid:999999 1:0.5 3:0.25' | "
+    for source, shell in ((path, ""), (gz, ""), (Path("stdin: file + breaking line"),
+                                                 breaking)):
         for dtype in ("float64", "float32"):
-            out = subprocess.run([sys.executable, "-c", _READ_PEAK, str(source), dtype],
-                                 env=env, cwd=workdir, capture_output=True, text=True,
-                                 check=True).stdout
+            if shell:
+                out = subprocess.run(["bash", "-c", f"{shell}{sys.executable} -c "
+                                      f"{shlex.quote(_READ_PEAK)} - {dtype}"], env=env,
+                                     cwd=workdir,
+                                     capture_output=True, text=True, check=True).stdout
+            else:
+                out = subprocess.run([sys.executable, "-c", _READ_PEAK, str(source), dtype],
+                                     env=env, cwd=workdir, capture_output=True, text=True,
+                                     check=True).stdout
             result = json.loads(out)
             rows.append({"kind": "reader", "file": source.name, "dtype": dtype, **result,
                          "ratio": result["growth"] / result["arrays"]})
@@ -267,12 +282,15 @@ def large(args):
     size = path.stat().st_size
     lines = [f"File: {args.docs} documents x {LARGE_FEATURES} features, {size / 1e9:.2f} GB "
              f"of text ({gz.stat().st_size / 1e9:.2f} GB gzip -1).", "",
-             "### Reader: peak RSS growth / arrays returned", "",
-             "| file | dtype | arrays GB | peak growth GB | ratio |", "|---|---|---|---|---|"]
+             "### Reader (read_svmlight, as the commands read): peak RSS growth / arrays "
+             "returned", "",
+             "| file | dtype | layout | arrays GB | peak growth GB | ratio |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
         if r["kind"] == "reader":
-            lines.append(f"| {r['file']} | {r['dtype']} | {r['arrays'] / 1e9:.3f} | "
-                         f"{r['growth'] / 1e9:.3f} | {r['ratio']:.3f} |")
+            lines.append(f"| {r['file']} | {r['dtype']} | {r['layout']} | "
+                         f"{r['arrays'] / 1e9:.3f} | {r['growth'] / 1e9:.3f} | "
+                         f"{r['ratio']:.3f} |")
     lines += ["", "### Training: peak RSS (/usr/bin/time -f %M)", "",
               "| command | peak GB | wall s | / svm_rank |", "|---|---|---|---|"]
     peaks = {r["command"]: r["peak_rss"] for r in rows if r["kind"] == "train"}

@@ -20,7 +20,8 @@ extensions built), alternating, each read in a child process of its own:
 
     python benchmarks/reader.py --reference DIR [--rounds 5] [--threads 1] [FILE ...]
 
-For the LETOR train files and every FILE given (plain or compressed): the median over
+Each child reads as the commands do (``read_svmlight``).  For the LETOR train files and every
+FILE given (plain or compressed): the median over
 ``--rounds`` of each package's best of ``--repeats`` reads, the ratio this / reference (below
 1: this tree is faster), the ratio of their median user CPU times (the parsing itself: the
 system time, mostly the kernel zeroing the arrays' fresh pages, varies several-fold with
@@ -65,7 +66,11 @@ def sklearn_reader(path):
 
 
 def output_bytes(result):
+    """Bytes of the arrays read: X's (a dense ndarray, or its data, indices and indptr), y
+    and qid."""
     X, y, qid = result
+    if isinstance(X, np.ndarray):
+        return X.nbytes + y.nbytes + qid.nbytes
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes + qid.nbytes
 
 
@@ -106,12 +111,16 @@ def _status(key):
 
 
 def child(path, repeats, threads):
-    """One package's reads of ``path`` in this process: best wall time, RSS growth / arrays."""
+    """One package's reads of ``path`` in this process, as the commands read it
+    (``read_svmlight``: the dense layout for LETOR files where the package has it): best wall
+    time, RSS growth / arrays."""
+    from svmmap.io import read_svmlight
+
     before = _status("VmRSS")
     best = user = system = np.inf
     for _ in range(repeats):
         start, usage = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-        X, y, qid = load_svmlight(path, n_threads=threads)
+        X, y, qid = read_svmlight(path, n_threads=threads)
         best = min(best, time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_SELF)
         user = min(user, after.ru_utime - usage.ru_utime)
