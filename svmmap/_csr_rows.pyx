@@ -130,3 +130,40 @@ def csr_query_normalized(const value_t[::1] data, const index_t[::1] indices,
     if failed:
         return 0
     return 1 if any_group else -1
+
+
+def dense_query_normalized(const value_t[:, :] X, const Py_ssize_t[::1] ptr):
+    """Whether the rows of a dense X look min-max normalised within each query (query g: rows
+    ptr[g]:ptr[g + 1], ptr running from 0 to X's rows): every value in [0, 1] and, in every
+    query of at least two documents, every column's minimum 0 and its maximum 0 or 1, with
+    some maximum 1.  One pass over the values (stopping at the first that fails), with the
+    current query's per-column minima and maxima (O(columns) memory)."""
+    cdef Py_ssize_t n_queries = ptr.shape[0] - 1, d = X.shape[1], g, i, c
+    low_arr, high_arr = np.empty(d), np.empty(d)
+    cdef double[::1] low = low_arr, high = high_arr
+    cdef double v
+    cdef bint failed = False, any_one = False
+    with nogil:
+        for g in range(n_queries):
+            if failed:
+                break
+            for c in range(d):
+                low[c] = 1.0
+                high[c] = 0.0
+            for i in range(ptr[g], ptr[g + 1]):
+                for c in range(d):
+                    v = X[i, c]
+                    if not (v >= 0.0 and v <= 1.0):
+                        failed = True
+                    if v < low[c]:
+                        low[c] = v
+                    if v > high[c]:
+                        high[c] = v
+            if failed or ptr[g + 1] - ptr[g] < 2:
+                continue
+            for c in range(d):
+                if low[c] != 0.0 or (high[c] != 0.0 and high[c] != 1.0):
+                    failed = True
+                if high[c] == 1.0:
+                    any_one = True
+    return any_one and not failed

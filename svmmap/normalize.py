@@ -28,7 +28,7 @@ document's features.
 import numpy as np
 
 from ._csr import CSRArrays, as_scipy, is_sparse, scores
-from ._csr_rows import csr_query_normalized
+from ._csr_rows import csr_query_normalized, dense_query_normalized
 from ._kernel_inputs import csr_for_kernels
 
 __all__ = ["NORMALIZERS", "Normalizer", "per_query_normalized"]
@@ -161,20 +161,19 @@ def per_query_normalized(X, ptr):
     value in [0, 1] and, in every query of at least two documents, every column's minimum 0
     and its maximum 0 or 1, with some maximum 1.  X holds the queries' rows contiguously,
     query g being rows ptr[g]:ptr[g + 1].  Binary features present in every query look so
-    too: callers warn rather than refuse.  Extra memory: a query x column table for dense X
-    (at most X's size); for sparse X (scipy's or CSRArrays) one pass of the extension over
-    the values with per-column counts (svmmap._csr_rows.csr_query_normalized)."""
+    too: callers warn rather than refuse.  One pass of the extension over the values, with
+    O(d) memory: per-column minima and maxima of the current query for dense X
+    (svmmap._csr_rows.dense_query_normalized), per-column counts for sparse X (scipy's or
+    CSRArrays: csr_query_normalized)."""
     ptr = np.asarray(ptr)
     sizes = np.diff(ptr)
     if X.shape[0] == 0 or X.shape[1] == 0 or not np.any(sizes >= 2):
         return False
-    if not is_sparse(X):  # per query and column extremes: nq x d, at most X's size
-        if X.min() < 0 or X.max() > 1:
-            return False
-        high = np.maximum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
-        low = np.minimum.reduceat(X, ptr[:-1], axis=0)[sizes >= 2]
-        return bool(np.all(low == 0) and np.all((high == 0) | (high == 1))
-                    and np.any(high == 1))
+    if not is_sparse(X):  # one pass of the extension, X read in place
+        X = np.asarray(X)
+        if X.dtype not in (np.float64, np.float32):
+            X = X.astype(np.float64)
+        return bool(dense_query_normalized(X, np.ascontiguousarray(ptr, dtype=np.intp)))
     X = csr_for_kernels(X)  # CSRArrays as they are; scipy's (loaded already) as its arrays
     if X.data.size and (X.data.min() < 0 or X.data.max() > 1):
         return False

@@ -124,6 +124,9 @@ def test_per_query_normalized_matches_its_definition(sizes, d, data):
     ptr = np.r_[0, np.cumsum(sizes)]
     expected = _brute_per_query(X, ptr)
     assert per_query_normalized(X, ptr) == expected
+    # the reader's dense layout in float32, and a strided view: read in place
+    assert per_query_normalized(X.astype(np.float32), ptr) == expected
+    assert per_query_normalized(np.asfortranarray(X), ptr) == expected
     assert per_query_normalized(sp.csr_matrix(X), ptr) == expected
     # the reader's CSR arrays (int32 or intp indices, float64 or float32 values) and a scipy
     # matrix storing its zeros (which the one-pass kernel must not count as values)
