@@ -6,10 +6,11 @@ import numpy as np
 
 CSRArrays = namedtuple("CSRArrays", ["data", "indices", "indptr", "shape"])
 CSRArrays.__doc__ = """A CSR matrix as plain arrays, sorted column indices in every row: what
-the reader produces for the commands (svmmap.io.read_svmlight; operations without scipy:
-svmmap._csr) and what the kernels read (float64 or float32 data, read in place and summed in
-float64; indices and indptr both int32 or both intp: the kernels take either, so scipy's int32
-arrays are read in place)."""
+the reader produces for the commands from a file whose lines do not all list the same
+features 1..d (svmmap.io.read_svmlight, which gives the others as a dense ndarray;
+operations without scipy: svmmap._csr) and what the kernels read (float64 or float32 data,
+read in place and summed in float64; indices and indptr both int32 or both intp: the kernels
+take either, so scipy's int32 arrays are read in place)."""
 
 ConstraintInputs = namedtuple(
     "ConstraintInputs",

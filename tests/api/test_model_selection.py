@@ -9,8 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from svmmap import SVMMap, dump_svmlight, load_svmlight
+from svmmap import SVMMap, dump_svmlight
 from svmmap.collection import QueryCollection
+from svmmap.io import read_svmlight
 from svmmap.model_selection import SVMMapCV, choose, holdout_split, validation_measure
 from svmmap.plugins import MapPlugin
 from svmstruct_api.learner import make_learner
@@ -91,10 +92,11 @@ def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
     assert document["training"]["relative_gap"] >= -1e-12  # an exactly solved QP: 0 +- 1e-16
     run_command("svmmap_classify", vali, model, tmp_path / "pred.txt")  # an ordinary model file
     # the command trains through svmmap.training / svmmap.selection, the estimator through
-    # its scikit-learn facade: the same model file, byte for byte (no timings in either)
+    # its scikit-learn facade: the same model file, byte for byte (no timings in either),
+    # from the same X (the command's reading: these files list every feature, so dense)
     api = tmp_path / "api.json"
-    SVMMapCV(Cs=[10, 0.1, 1]).fit(*load_svmlight(train),
-                                  eval_set=load_svmlight(vali, n_features=X.shape[1])).save(api)
+    SVMMapCV(Cs=[10, 0.1, 1]).fit(*read_svmlight(train),
+                                  eval_set=read_svmlight(vali, n_features=X.shape[1])).save(api)
     assert api.read_bytes() == model.read_bytes()
     # --eval-set is the option's name (README's glossary); --vali and --valid its aliases
     for option in ("--eval-set", "--valid"):
@@ -102,7 +104,7 @@ def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
         assert api.read_bytes() == model.read_bytes()
     out = run_command("svmmap_learn", "-c", "1,10", "--holdout", "0.25", train, model).stdout
     assert "0.25 of the training queries held out" in out
-    SVMMapCV(Cs=[1, 10], holdout=0.25).fit(*load_svmlight(train)).save(api)
+    SVMMapCV(Cs=[1, 10], holdout=0.25).fit(*read_svmlight(train)).save(api)
     assert api.read_bytes() == model.read_bytes()
 
 
