@@ -174,8 +174,8 @@ def against_reference(args):
                      f"{row['reference_system_seconds']:.3f} | "
                      f"{row['rss_over_arrays']:.2f} | {row['reference_rss_over_arrays']:.2f} |")
     record(args.name, f"python benchmarks/reader.py --reference {args.reference} --rounds "
-           f"{args.rounds} --repeats {args.repeats} --threads {args.threads} "
-           + " ".join(args.files), rows, "\n".join(lines))
+           f"{args.rounds} --repeats {args.repeats} --threads {args.threads} --name "
+           f"{args.name} " + " ".join(args.files), rows, "\n".join(lines))
 
 
 def main():

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._csr import scores
 from ..collection import QueryCollection
 from ..errors import InputFormatError
 from ..groups import eval_sets, training_qid
@@ -216,7 +217,7 @@ class AdaRank(BaselineRanker):
         """Scores f_T(x) = sum_t alpha_t x_{h_t} = coef_ . x, one per row of X (``qid`` is
         accepted for the common ranker API and not needed)."""
         X, _ = self._validate_X(X, qid)
-        return np.asarray(X @ self.coef_).ravel()
+        return scores(X, self.coef_)  # summed in feature order: the same bits dense or sparse
 
     def predict(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores of decision_function."""

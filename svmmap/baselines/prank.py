@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._csr import scores
 from .._prank_kernel import prank_pass
 from ..errors import InputFormatError
 from ..groups import eval_sets, training_qid
@@ -122,7 +123,7 @@ class PRank(BaselineRanker):
         """Scores w.x, one per row of X (rank a query's documents by them, descending;
         ``qid`` is accepted for the common ranker API and not needed)."""
         X, _ = self._validate_X(X, qid)
-        return np.asarray(X @ self.coef_).ravel()
+        return scores(X, self.coef_)  # summed in feature order: the same bits dense or sparse
 
     def predict(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores of decision_function (predict_rank gives the grades)."""

@@ -18,6 +18,16 @@ from svmmap.features import BinnedFeatureMap
 from conftest import random_collection
 
 
+def feature_order_sums(X, w):
+    """sum_j w_j x_j added in feature order in float64, as the LTR plugin's and RankLib's
+    loops add (and svmmap scores: svmmap._csr.scores)."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    total = np.zeros(X.shape[0])
+    for j in range(X.shape[1]):
+        total += X[:, j] * w[j]
+    return total
+
+
 def ltr_scores(body, X, names):
     """The LTR plugin's model/linear: sum over the feature set of weight[name] * value."""
     model = body["model"]["model"]
@@ -27,7 +37,7 @@ def ltr_scores(body, X, names):
         definition = json.loads(definition)
     assert set(definition) <= set(names)
     w = np.array([definition.get(name, 0.0) for name in names])
-    return np.asarray(X @ w).ravel()
+    return feature_order_sums(X, w)
 
 
 def ranklib_scores(text, X):
@@ -43,7 +53,7 @@ def ranklib_scores(text, X):
             constant = float(value)
         else:
             w[int(key) - 1] = float(value)
-    return np.asarray(X @ w).ravel() + constant
+    return feature_order_sums(X, w) + constant
 
 
 @pytest.fixture(scope="module")
