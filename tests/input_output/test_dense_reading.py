@@ -339,3 +339,40 @@ def test_the_standard_normaliser_of_a_dense_x_is_float64_without_a_copy(monkeypa
     np.testing.assert_allclose(fitted.shift, exact.mean(axis=0), rtol=1e-13)
     np.testing.assert_allclose(fitted.scale, exact.std(axis=0), rtol=1e-10)
     assert peak < X.size * 8 / 4, peak / (X.size * 8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.sampled_from(POOL[:6] + POOL[6:8] + POOL[10:11]), min_size=1,
+                      max_size=16),
+       n_threads=st.integers(2, 4), split=st.integers(1, 3))
+def test_chunks_parsed_in_parallel_find_the_first_break(lines, n_threads, split):
+    """Text cut into chunks of a few bytes parsed on several threads: each chunk learns the
+    width of its first data line, and the merge finds the first line that breaks the
+    pattern (a chunk of another width than the chunks before it, or a break inside one):
+    the same rows, or the same first rejected line, as one thread's CSR parse.  Blocks
+    parsed one after another keep the width learned from the first."""
+    from svmmap._svmlight_reader import MatrixBuilder
+
+    text = "".join(lines).encode()
+    cut = len(text) * split // 4
+    cut = text.rfind(b"\n", 0, cut) + 1  # blocks end at line ends
+    blocks = [text[:cut], text[cut:]] if 0 < cut < len(text) else [text]
+    results = []
+    for dense, threads in ((True, n_threads), (False, 1)):
+        builder = MatrixBuilder(np.float64, dense=dense)
+        errors = [builder.parse_block(block, 2**53 - 1, np.inf, True, threads,
+                                      min_chunk_bytes=1)["error_line"] for block in blocks]
+        first_error = next(((k, e) for k, e in enumerate(errors) if e), None)
+        results.append((first_error, builder.dense, builder.rows,
+                        builder.finish() if builder.rows and first_error is None else None))
+    (error, dense, rows, arrays), (csr_error, _, csr_rows, csr_arrays) = results
+    assert error == csr_error and rows == csr_rows
+    if arrays is None:
+        return
+    if dense:
+        _, _, values = arrays
+        stored = values != 0
+        indptr = np.concatenate([[0], np.cumsum(stored.sum(axis=1))])
+        arrays = indptr, np.nonzero(stored)[1], values[stored]
+    for a, b in zip(arrays, csr_arrays):
+        assert np.array_equal(a, b)
