@@ -5,6 +5,7 @@ with the same messages and line numbers; and the dense result trains and scores 
 reading does, without a copy of X."""
 
 import bz2
+import functools
 import gzip
 import io as std_io
 import lzma
@@ -209,37 +210,46 @@ def test_load_svmlight_stays_scipy_csr(tmp_path):
     assert X.format == "csr" and X.nnz == 4  # zeros not stored
 
 
-def _letor_like(path, n_docs, n_features=40, seed=0):
-    rng = np.random.default_rng(seed)
-    values = rng.random((n_docs, n_features))
-    with open(path, "w") as out:
-        for k in range(n_docs):
-            features = " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(values[k]))
-            out.write(f"{k % 3 // 2} qid:{1000 + k // 50} {features}\n")
+@functools.cache
+def _letor_like_bytes(kind, last_line):
+    """A 16 MB LETOR-shaped text (its last line breaking the pattern or not), compressed as
+    ``kind`` says (plain and stdin: as it is)."""
+    rng = np.random.default_rng(0)
+    values = rng.random((40_000, 40))
+    text = "".join(f"{k % 3 // 2} qid:{1000 + k // 50} "
+                   + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(values[k])) + "\n"
+                   for k in range(len(values)))
+    if last_line == "breaks":
+        text += "1 qid:5000 1:1 3:1\n"
+    compress = {"gzip": lambda b: gzip.compress(b, 1), "bzip2": lambda b: bz2.compress(b, 1),
+                "xz": lambda b: lzma.compress(b, preset=0)}
+    return compress.get(kind, bytes)(text.encode())
 
 
-@pytest.mark.parametrize("compressed", [False, True])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind, dtype", [
+    ("plain", np.float64), ("plain", np.float32), ("gzip", np.float64), ("gzip", np.float32),
+    ("bzip2", np.float64), ("xz", np.float64), ("stdin", np.float64)])
 @pytest.mark.parametrize("last_line", ["dense", "breaks"])
 def test_reading_dense_or_switching_holds_little_more_than_the_arrays(tmp_path, monkeypatch,
-                                                                      compressed, dtype,
-                                                                      last_line):
-    """The peak of traced memory reading a 16 MB LETOR-shaped file is at most 1.3 times the
-    arrays returned: the dense ndarray (8 or 4 bytes a value), or, when the last line breaks
-    the pattern, the CSR arrays every row is made into in place at that line.  Blocks of
-    256 KiB: the block a decompressed file is read in is a constant (8 MiB by default, made
-    for arrays of gigabytes), as large as this small file's float32 arrays."""
+                                                                      kind, dtype, last_line):
+    """The peak of traced memory reading a 16 MB LETOR-shaped file (plain, compressed or on
+    standard input) is at most 1.3 times the arrays returned: the dense ndarray (8 or 4
+    bytes a value), or, when the last line breaks the pattern, the CSR arrays every row is
+    made into in place at that line.  Blocks of 256 KiB: the block a decompressed file is
+    read in is a constant (8 MiB by default, made for arrays of gigabytes), as large as this
+    small file's float32 arrays."""
     monkeypatch.setattr(io, "BLOCK_BYTES", 1 << 18)
+    data = _letor_like_bytes(kind, last_line)
     path = tmp_path / "d.txt"
-    _letor_like(path, 40_000)
-    if last_line == "breaks":
-        with open(path, "a") as out:
-            out.write("1 qid:5000 1:1 3:1\n")
-    if compressed:
-        path = tmp_path / "d.txt.gz"
-        path.write_bytes(gzip.compress((tmp_path / "d.txt").read_bytes(), 1))
-    io.read_svmlight(path, dtype=dtype)  # imports and caches warmed up
-    (X, y, qid), peak = traced_peak(lambda: io.read_svmlight(path, dtype=dtype))
+    path.write_bytes(data)
+
+    def read():
+        if kind == "stdin":
+            monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=std_io.BytesIO(data)))
+        return io.read_svmlight("-" if kind == "stdin" else path, dtype=dtype)
+
+    read()  # imports and caches warmed up
+    (X, y, qid), peak = traced_peak(read)
     if last_line == "dense":
         assert isinstance(X, np.ndarray) and X.shape == (40_000, 40)
         arrays = X.nbytes
