@@ -202,7 +202,11 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
     ones beyond d zero, while that takes no more memory than the CSR arrays of the values
     listed (itemsize x n_features <= (itemsize + 4) x d bytes a row: n_features <= 1.5 d
     in float64, 2 d in float32), else X is CSRArrays.  Several files: an ndarray when each
-    is dense and fits the same rule, else CSRArrays.  ``dense=False``: CSRArrays always."""
+    is dense and fits the same rule, else CSRArrays.  ``dense=False``: CSRArrays always.
+    A file that lists many zeros is larger dense than CSR (8 bytes a listed value against 12
+    a non-zero: MQ2008's train file, 53% non-zero, 3.5 MB against 2.8 MB); it is kept dense:
+    its rows are held dense while they are read, so making them CSR afterwards would not
+    lower the reading's peak."""
     if n_features is not None:
         if not isinstance(n_features, (int, np.integer)) or not 0 <= n_features <= MAX_INDEX:
             raise InputFormatError(

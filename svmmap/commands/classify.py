@@ -153,7 +153,7 @@ def classify_main(argv=None, prog="svmmap_classify"):
         trec = args.run is not None or args.qrels is not None or \
             args.convention == "trec_eval"
         listed = []  # what an index file in a pipe lists: known once it is read
-        # X as the reader's CSR arrays: scored without importing scipy (svmmap._csr)
+        # X as the reader gives it (dense, or CSR arrays): scored without importing scipy
         X, y, qid, *comments = read_svmlight(
             args.test_file, n_features=n_features, group=args.group,
             max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec,

@@ -19,7 +19,7 @@ exit status 1 (``--debug`` shows the traceback instead); no output file is left 
 
 Start-up is in proportion to the work: parsing and checking the arguments (``--help``, an
 argument or parameter error) imports only this module's light dependencies; numpy and the
-extensions are imported when a command runs (the data stays the reader's CSR arrays:
+extensions are imported when a command runs (the data stays the reader's arrays:
 svmmap._csr), cvxopt when a QP needs it, scipy and scikit-learn only for binned features
 (``--n-thresholds``) or Dask: training goes through svmmap.training and svmmap.selection,
 scoring an svmmap model through svmmap.model_file.load_scorer.
@@ -482,7 +482,7 @@ def _learn_here(args, params, selecting, callbacks, started):
                                    args.query_weights], SVMMAP_MODEL, args.force)
     max_label = MAX_NDCG_LABEL if parse_loss(args.loss)[0] == "ndcg" else None
     listed = []  # what an index file in a pipe lists: known once it is read
-    # X as the reader's CSR arrays: no scipy import (svmmap._csr)
+    # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap._csr)
     X, y, qid = read_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
                               n_threads=args.n_threads, max_label=max_label, files_read=listed,
                               dtype=args.dtype)
