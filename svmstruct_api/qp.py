@@ -128,6 +128,22 @@ class WorkingSet:
     svmstruct_api._simplex_qp or the active-set method of svmstruct_api._active_set (module
     doc) when no free component is in play, and falls back to cvxopt when they have not
     reached their gap within their step budgets; "cvxopt" always uses cvxopt.
+
+    ``basis``: None, or a RowBasis B (p x dim(w)) in which every constraint is a_k = B^T u_k
+    (for the ranking plugins B = X, the documents' rows, and u_k the per-document
+    coefficients of the 1-slack cut: svmmap.plugins.rows.DocumentBasis).  A RowBasis has
+    ``n_coefficients`` (p), ``forward(w)`` = B w and ``backward(u)`` = B^T u.  Rows are then
+    kept as u_k, p numbers instead of dim(w), and what the solvers need is formed without a
+    dim(w)-long row:
+
+        K_kl = a_k.a_l = u_k.(B a_l)      (B a_l: one product with B when l is added),
+        w = B^T (sum_k alpha_k u_k),      w.a_k = u_k.(B w),
+
+    so each iteration's passes over the K rows (a new Gram row, then w) read K p numbers
+    instead of K dim(w): on the 5 10^4 x 10^5 sparse set (p = dim(w) / 2) that halves them
+    and the rows' memory.  Every component of w must be regularised; ``add`` takes each
+    constraint's u_k beside its vector (the vector gives B a_k; its length is dim(w)).
+    ``vectors`` forms the dim(w)-long rows on demand (cvxopt's fallback only).
     """
 
     def __init__(self, n_features, group_bounds, regularized=None, solver="smo", basis=None):
