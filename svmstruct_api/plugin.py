@@ -102,6 +102,11 @@ class StructuredModel(ABC):
     #: None, or the weight v_i > 0 of every example: the slack term becomes
     #: C/V sum_i v_i xi_i, V = sum_i v_i (svmstruct_api.learner, example bounds)
     example_weights = None
+    #: None, or a RowBasis B (p x n_features; svmstruct_api.qp.WorkingSet) in which every
+    #: constraint of a batch is B^T u: then ``batch.dpsi.basis_coefficients(v)`` gives the
+    #: u of v^T dpsi, and the 1-slack learner may keep its constraints as u (p numbers
+    #: each) where p is the smaller (svmstruct_api.learner)
+    row_basis = None
 
     @property
     def regularized(self):

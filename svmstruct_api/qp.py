@@ -128,12 +128,36 @@ class WorkingSet:
     svmstruct_api._simplex_qp or the active-set method of svmstruct_api._active_set (module
     doc) when no free component is in play, and falls back to cvxopt when they have not
     reached their gap within their step budgets; "cvxopt" always uses cvxopt.
+
+    ``basis``: None, or a RowBasis B (p x dim(w)) in which every constraint is a_k = B^T u_k
+    (for the ranking plugins B = X, the documents' rows, and u_k the per-document
+    coefficients of the 1-slack cut: svmmap.plugins.rows.DocumentBasis).  A RowBasis has
+    ``n_coefficients`` (p), ``forward(w)`` = B w and ``backward(u)`` = B^T u.  Rows are then
+    kept as u_k, p numbers instead of dim(w), and what the solvers need is formed without a
+    dim(w)-long row:
+
+        K_kl = a_k.a_l = u_k.(B a_l)      (B a_l: one product with B when l is added),
+        w = B^T (sum_k alpha_k u_k),      w.a_k = u_k.(B w),
+
+    so each iteration's passes over the K rows (a new Gram row, then w) read K p numbers
+    instead of K dim(w): on the 5 10^4 x 10^5 sparse set (p = dim(w) / 2) that halves them
+    and the rows' memory.  Every component of w must be regularised; ``add`` takes each
+    constraint's u_k beside its vector (the vector gives B a_k; its length is dim(w)).
+    ``vectors`` forms the dim(w)-long rows on demand (cvxopt's fallback only).
     """
 
-    def __init__(self, n_features, group_bounds, regularized=None, solver="smo"):
+    def __init__(self, n_features, group_bounds, regularized=None, solver="smo", basis=None):
         if solver not in QP_SOLVERS:
             raise ValueError(f"solver must be one of {QP_SOLVERS}, got {solver!r}")
+        if basis is not None and regularized is not None and not np.all(regularized):
+            raise ValueError("constraints kept in a row basis need every component of w "
+                             "regularised")
         self.n_features = n_features
+        #: None (rows kept as dim(w)-long vectors) or the RowBasis B the rows are kept in
+        #: (class doc)
+        self.basis = basis
+        #: B a_k of the constraints added since the Gram matrix was last extended (basis only)
+        self._pending_images = []
         self.group_bounds = np.asarray(group_bounds, dtype=float)
         self.regularized = (np.ones(n_features, dtype=bool) if regularized is None
                             else np.asarray(regularized, dtype=bool))
@@ -155,7 +179,7 @@ class WorkingSet:
     def _allocate(self, capacity):
         """(Re)allocate the buffers with room for ``capacity`` constraints, keeping rows."""
         n = self._size
-        vectors = np.empty((capacity, self.n_features))
+        vectors = np.empty((capacity, self._row_length))
         losses = np.empty(capacity)
         groups = np.empty(capacity, dtype=np.intp)
         alpha = np.zeros(capacity)
@@ -171,8 +195,18 @@ class WorkingSet:
         return self._size
 
     @property
+    def _row_length(self):
+        """The length of a stored row: dim(w), or the basis's number of coefficients."""
+        return self.n_features if self.basis is None else self.basis.n_coefficients
+
+    @property
     def vectors(self):
-        return self._vector_buffer[:self._size]
+        """a_k of every constraint as dim(w)-long rows (formed from their coefficients, row
+        by row, when they are kept in a basis: only cvxopt's fallback asks for them)."""
+        if self.basis is None:
+            return self._vector_buffer[:self._size]
+        return np.array([self.basis.backward(u) for u in self._vector_buffer[:self._size]]
+                        ).reshape(self._size, self.n_features)
 
     @property
     def losses(self):
@@ -204,7 +238,13 @@ class WorkingSet:
             gram[:g, :g] = self._gram_buffer[:g, :g]
             self._gram_buffer = gram
         new = self._vector_buffer[g:end]
-        if self._all_regularized:
+        if self.basis is not None:
+            # a_l.a_k = u_k.(B B^T u_l) = u_k.(B a_l): the images B a_l of the new rows
+            # against the coefficients of all rows, K row-lengths of B's size
+            images = np.array(self._pending_images).reshape(end - g, self._row_length)
+            rows = np.einsum("kj,ij->ki", images, self._vector_buffer[:end])
+            self._pending_images = []
+        elif self._all_regularized:
             rows = np.einsum("kj,ij->ki", new, self._vector_buffer[:end])
         else:
             reg = self.regularized
@@ -220,7 +260,10 @@ class WorkingSet:
         return self.vectors if self._all_regularized else self.vectors[:, self.regularized]
 
     def _squared_norms(self):
-        """|a_k[R]|^2 of every constraint (the Gram matrix's diagonal, without forming it)."""
+        """|a_k[R]|^2 of every constraint (the Gram matrix's diagonal, without forming it
+        where the rows are dim(w)-long)."""
+        if self.basis is not None:
+            return np.diagonal(self._gram).copy()
         rows = self._regularized_rows()
         return np.einsum("ij,ij->i", rows, rows)
 
@@ -229,6 +272,11 @@ class WorkingSet:
         a support below a third of the working set, reading those rows (a copy, then a
         product: three row-lengths each) costs less than one pass over all of them."""
         support = np.flatnonzero(alpha)
+        if self.basis is not None:  # w = B^T (sum_k alpha_k u_k)
+            coefficients = np.einsum("i,ij->j", alpha[support], self._vector_buffer[support]) \
+                if 3 * len(support) < len(alpha) else \
+                np.einsum("i,ij->j", alpha, self._vector_buffer[:len(alpha)])
+            return self.basis.backward(coefficients)
         if 3 * len(support) < len(alpha):
             rows, alpha = self._vector_buffer[support], alpha[support]
             if not self._all_regularized:
@@ -241,17 +289,26 @@ class WorkingSet:
         w[self.regularized] = np.einsum("i,ij->j", alpha, rows)
         return w
 
-    def add(self, groups, vectors, losses):
-        """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}."""
+    def add(self, groups, vectors, losses, coefficients=None):
+        """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}; with a basis B,
+        ``coefficients[k]`` is the u_k of vectors[k] = B^T u_k, the row kept."""
         vectors = np.atleast_2d(np.asarray(vectors, dtype=float))
         added = len(vectors)
         if added == 0:
             return
+        if self.basis is not None:
+            if coefficients is None:
+                raise ValueError("a working set kept in a basis needs each constraint's "
+                                 "coefficients")
+            self._pending_images.extend(self.basis.forward(v) for v in vectors)
+            rows = np.atleast_2d(np.asarray(coefficients, dtype=float))
+        else:
+            rows = vectors
         self._solved = None
         n, end = self._size, self._size + added
         if end > len(self._loss_buffer):
             self._allocate(max(2 * len(self._loss_buffer), end))
-        self._vector_buffer[n:end] = vectors
+        self._vector_buffer[n:end] = rows
         self._loss_buffer[n:end] = losses
         self._group_buffer[n:end] = groups
         self._alpha_buffer[n:end] = 0.0
@@ -269,6 +326,8 @@ class WorkingSet:
         is kept, so that the formed constraints stay the leading ones.  The last solve's w
         keeps its known margins and slacks."""
         keep = np.asarray(keep, dtype=bool)
+        if self.basis is not None:
+            self._extend_gram()  # the pending images B a_k belong to the rows as added
         kept = np.flatnonzero(keep)
         m = len(kept)
         if self._gram_size == self._size:
@@ -318,7 +377,7 @@ class WorkingSet:
         slack = np.zeros(len(self.group_bounds))
         if len(self):
             if margins is None:
-                margins = np.einsum("ij,j->i", self.vectors, w)
+                margins = self._margins_of(w)
             np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
 
@@ -327,6 +386,13 @@ class WorkingSet:
         solve's w (K alpha), else one pass."""
         if self._solved is not None and w is self._solved[0] and self._solved[2] is not None:
             return self._solved[2].copy()
+        return self._margins_of(w)
+
+    def _margins_of(self, w):
+        """w.a_k of every constraint, by one pass over the rows (u_k.(B w) in a basis)."""
+        if self.basis is not None:
+            return np.einsum("ij,j->i", self._vector_buffer[:self._size],
+                             self.basis.forward(w))
         return np.einsum("ij,j->i", self.vectors, w)
 
     def _dual_solution(self, alpha, form):
@@ -556,7 +622,8 @@ class WorkingSet:
         bounds = np.concatenate([np.zeros(k), self.group_bounds[active_groups]])
         # free components that no constraint touches add the void equation 0 = 0: leave them
         # out (they stay 0 in w); cvxopt needs the equality matrix to have full row rank
-        free = ~self.regularized & np.any(self.vectors != 0, axis=0)
+        free = np.zeros(self.n_features, dtype=bool) if self._all_regularized else \
+            ~self.regularized & np.any(self.vectors != 0, axis=0)
         equality = {}
         if free.any():
             equality = {"A": matrix(self.vectors[:, free].T.copy()),

@@ -18,7 +18,7 @@ from .._csr import as_scipy
 from .._kernel_inputs import checked_constraint_inputs
 from .._map_kernels import ranking_coefficients
 from ..options import thread_count
-from .rows import QueryRows
+from .rows import DocumentBasis, QueryRows
 
 
 class RankingPlugin(StructuredModel):
@@ -76,6 +76,11 @@ class RankingPlugin(StructuredModel):
         collection = self.collection
         return checked_constraint_inputs(collection.kernel_X, np.zeros(self.n_features),
                                          self._targets > 0, collection.ptr)
+
+    @cached_property
+    def row_basis(self):
+        """The documents' rows as the basis of the constraints (svmmap.plugins.rows)."""
+        return DocumentBasis(self.collection.kernel_X, self.collection.ptr)
 
     @staticmethod
     def scoring_function(w):

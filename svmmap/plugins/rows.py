@@ -100,6 +100,13 @@ class QueryRows:
         sums = np.bincount(self.query_of_doc, weights=self.coef, minlength=len(self.ptr) - 1)
         return np.append(total, per_query @ sums)
 
+    def basis_coefficients(self, v):
+        """u with v^T D = X^T u (DocumentBasis): u_k = v_q(k) c_k, 0 outside D's rows."""
+        v = np.asarray(v, dtype=np.float64)
+        if v.shape != (self.shape[0],) or self.bias:
+            raise ValueError("basis coefficients need one weight per row and no bias column")
+        return self._per_query(v)[self.query_of_doc] * self.coef
+
     def sum(self, axis=None):
         if axis != 0:
             raise ValueError("QueryRows sums over its rows only (axis=0)")
@@ -140,3 +147,27 @@ class QueryRows:
     def __array__(self, dtype=None, copy=None):
         rows = self[np.arange(self.shape[0])]
         return rows if dtype is None else rows.astype(dtype)
+
+
+class DocumentBasis:
+    """The documents' rows X (m x d) as the basis in which the 1-slack learner may keep its
+    constraints: every constraint vector is X^T u for a per-document u
+    (``QueryRows.basis_coefficients``), so a working set of K constraints can be held as K
+    m-long u instead of K d-long vectors, and its Gram entries formed as
+    a_k.a_l = u_k.(X a_l) (svmstruct_api.qp.WorkingSet).  ``forward(w)`` is X w and
+    ``backward(u)`` is X^T u, both one pass over X's stored values, summed in the
+    extension as the rest of training sums them."""
+
+    def __init__(self, X, ptr):
+        self.X = X
+        self.ptr = ptr
+        self.n_coefficients = X.shape[0]
+        self._ones = np.ones(len(ptr) - 1)
+
+    def forward(self, w):
+        """X w (m,)."""
+        return row_scores(self.X, w)
+
+    def backward(self, u):
+        """X^T u (d,)."""
+        return combine_rows(self.X, u, self.ptr, self._ones)
