@@ -50,6 +50,15 @@ def _duration(seconds):
     return f"{seconds // 3600:.0f}h{seconds % 3600 // 60:02.0f}m"
 
 
+def _write_line(stream, text):
+    """Write ``text`` and its newline in one call, then flush: print() writes the two
+    separately, and a Ctrl-C or SIGTERM that lands between them (it is raised wherever
+    Python next checks for signals) left the line open, so that the command's last line,
+    ``prog: interrupted``, ran on after it."""
+    stream.write(text + "\n")
+    stream.flush()
+
+
 class ProgressDisplay(Callback):
     """Live training progress on ``stream`` (default stderr): tqdm on a terminal, else a line
     every ``interval`` seconds.  ``tty`` overrides the terminal detection."""
@@ -105,8 +114,7 @@ class ProgressDisplay(Callback):
 
     def _write(self, progress):
         self._printed = progress.iteration
-        print(f"iter {progress.iteration}  {self.status(progress)}", file=self.stream,
-              flush=True)
+        _write_line(self.stream, f"iter {progress.iteration}  {self.status(progress)}")
 
     def status(self, progress):
         """The display's text for one iteration (without the iteration number)."""
@@ -143,4 +151,4 @@ class IterationLines(Callback):
         self.stream = stream
 
     def on_iteration(self, progress):
-        print(progress_line(progress.record), file=self.stream or sys.stdout, flush=True)
+        _write_line(self.stream or sys.stdout, progress_line(progress.record))
