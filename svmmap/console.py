@@ -6,16 +6,17 @@ at any moment -- importing the command, numpy, scipy and the extensions takes ab
 (svmmap.commands.common.run; during training the best model so far is still saved).  SIGTERM is
 guarded the same way and ends the same way, with its own line (``prog: terminated``) and
 status 143 (svmmap.interrupts).  This module imports nothing but the standard library and
-svmmap.interrupts.
+svmmap.interrupts; it also keeps OpenBLAS to one thread (below).
 
 A KeyboardInterrupt raised while a module is being imported is not safe: inside a C
 extension's start-up numpy's ``import_array`` prints it and raises ImportError,
 ``PyCapsule_Import`` turns it into ``ImportError: could not import module "datetime"``, an
 import lock's weakref callback reports it as "Exception ignored", and C code that clears
 errors loses it.  So a SIGINT that arrives while any module is importing is held back and
-delivered again (``_thread.interrupt_main``) every 50 ms until it lands in ordinary code,
-where it is an ordinary KeyboardInterrupt.  Any exception after a recorded SIGINT is reported
-as the interruption it is.
+delivered again (``_thread.interrupt_main``, from a helper thread started with ``_thread``:
+threading's import would cost every run's start-up) every 50 ms until it lands in ordinary
+code, where it is an ordinary KeyboardInterrupt.  Any exception after a recorded SIGINT is
+reported as the interruption it is.
 """
 
 import _thread
@@ -23,11 +24,18 @@ import importlib
 import os
 import signal
 import sys
-import threading
+import time
 
 from . import interrupts
 
 REDELIVER_SECONDS = 0.05
+
+# Before numpy loads OpenBLAS: its thread pool, started at load, would spin on the other
+# cores while the command works alone (the commands' kernels are svmmap's own and their QPs
+# small, no BLAS work threads speed up).  On a busy 2-core machine the pool's spinning
+# thread slowed ``import numpy`` from 0.07 s to 0.20 s (median).  A value the user has set
+# is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _importing(frame):
@@ -45,7 +53,7 @@ class _CtrlCGuard:
     def __init__(self):
         self.interrupted = False
         self._finished = False
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def __enter__(self):
         self._handled = interrupts.handled(self._on_signal)
@@ -64,11 +72,14 @@ class _CtrlCGuard:
         self.interrupted = True
         interrupts.record(signum)
         if _importing(frame):  # delivered again (as SIGINT; the first signal is reported)
-            threading.Timer(REDELIVER_SECONDS, self._redeliver).start()
+            _thread.start_new_thread(self._redeliver, ())
             return
         raise KeyboardInterrupt
 
     def _redeliver(self):
+        """(In a helper thread) interrupt the main thread again after REDELIVER_SECONDS,
+        unless the command has finished by then."""
+        time.sleep(REDELIVER_SECONDS)
         with self._lock:
             if not self._finished:
                 _thread.interrupt_main()

@@ -49,6 +49,7 @@ from ..options import (
 )
 from ..params import ParameterError, check_c_path, check_svmmap
 from .common import (
+    HelpFormatter,
     add_force_option,
     add_group_option,
     check_params,
@@ -161,6 +162,7 @@ def _column_list(text):
 
 def _learn_parser():
     parser = argparse.ArgumentParser(
+        formatter_class=HelpFormatter,
         prog="svmmap_learn",
         description="Train a linear ranking function with a structural SVM that optimises "
                     "Mean Average Precision (Yue et al., SIGIR 2007).",
