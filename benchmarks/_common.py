@@ -71,13 +71,14 @@ def installed(checkout, directory):
     made in ``directory`` whose site-packages puts the checkout on the path as a plain
     directory and then this interpreter's site-packages (numpy, scipy, ...; a directory a
     .pth file names is searched, its own .pth files are not run), with pip's console-script
-    launchers, and the children's environment without PYTHONPATH and with bytecode caching
-    (pip compiles the modules at install; the first run of each command writes the cache).
+    launchers, and the children's environment without PYTHONPATH, with bytecode caching (pip
+    compiles the modules at install; the first run of each command writes the cache) and
+    buffered standard output (no PYTHONUNBUFFERED, which this project's sandbox sets).
 
     What this leaves out is what an editable install (``pip install -e .``) adds to every
     interpreter's start-up: setuptools' import finder, run from a .pth file, which imports
-    pathlib, urllib.parse and ipaddress (9 ms) before any command starts, and
-    PYTHONDONTWRITEBYTECODE where a sandbox sets it (every run compiling svmmap again)."""
+    pathlib, urllib.parse and ipaddress (9 ms) before any command starts, and what a sandbox
+    may set: PYTHONDONTWRITEBYTECODE (every run compiling svmmap again), PYTHONUNBUFFERED."""
     import hashlib
     import os
     import subprocess
@@ -100,5 +101,5 @@ def installed(checkout, directory):
             launcher.write_text(_LAUNCHER.format(python=python, function=function))
             launcher.chmod(0o755)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+           if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")}
     return venv / "bin", env
