@@ -431,15 +431,14 @@ def learn_main(argv=None):
 
     def learn():
         selecting = args.eval_set is not None or args.holdout is not None
-        callbacks = _learn_callbacks(args.verbose)
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_notes("svmmap_learn", show=args.verbose >= 1))
             started = time.monotonic()
             if args.dask_workers or args.scheduler:
-                fitted, save, n_read = _learn_on_dask(args, params, stack, callbacks)
+                fitted, save, n_read = _learn_on_dask(args, params, stack,
+                                                      _learn_callbacks(args.verbose))
             else:
-                fitted, save, n_read = _learn_here(args, params, selecting, callbacks,
-                                                   started)
+                fitted, save, n_read = _learn_here(args, params, selecting, started)
         result = fitted.training_result
         if args.verbose >= 1:
             if n_read is not None:  # Dask: the shards were read on the workers
@@ -471,7 +470,7 @@ def learn_main(argv=None):
     return run("svmmap_learn", args.debug, learn, args.train_file)
 
 
-def _learn_here(args, params, selecting, callbacks, started):
+def _learn_here(args, params, selecting, started):
     """Read the data and train in this process, through svmmap.training and
     svmmap.selection (no scikit-learn unless binning); return (the
     svmmap.training.FittedModel, a function writing the model file, None).
@@ -497,6 +496,7 @@ def _learn_here(args, params, selecting, callbacks, started):
     from ..model_file import write_model
 
     training.plugin_class(MEASURES[loss].plugin)  # imported now, while the file is read
+    callbacks = _learn_callbacks(args.verbose)
     X, y, qid = reading.result()
     check_output(args.model_file, listed)
     # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
