@@ -32,18 +32,27 @@ OPENMP_FLAGS = ["-fopenmp"] if USE_OPENMP else []
 #: processes translating and compiling the extensions (SVMMAP_BUILD_JOBS=1: one at a time)
 BUILD_JOBS = int(os.environ.get("SVMMAP_BUILD_JOBS", 0)) or os.cpu_count() or 1
 
+#: Cython's utility code (typed memoryviews, its function and exception helpers) compiled
+#: once, into this module, which every extension imports when it loads, instead of into each
+#: of them (Cython >= 3.1's shared utility module): half of each generated file
+SHARED_UTILITY = "svmmap._cython_utility"
+#: -g0: no debug information (Python's CFLAGS ask for -g; it changes no instruction of the
+#: kernels, and writing it took a third of the C/C++ compile time, benchmarks/build_time.py)
+COMPILE_ARGS = ["-O3", "-g0"]
+
 extensions = [
     Extension(
         f"{package}.{pyx.stem}",
         [str(pyx.relative_to(HERE))],
         include_dirs=[numpy.get_include(), package],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", *OPENMP_FLAGS],
+        extra_compile_args=[*COMPILE_ARGS, *OPENMP_FLAGS],
         extra_link_args=OPENMP_FLAGS,
     )
     for package in ("svmmap", "svmstruct_api")
     for pyx in sorted((HERE / package).glob("*.pyx"))
-]
+] + [Extension(SHARED_UTILITY, [SHARED_UTILITY.replace(".", "/") + ".c"],
+               extra_compile_args=COMPILE_ARGS)]
 
 setup(
     name="svmmap",
@@ -62,6 +71,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         nthreads=BUILD_JOBS,
+        shared_utility_qualified_name=SHARED_UTILITY,
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,
@@ -80,7 +90,7 @@ setup(
                  "matplotlib>=3.5", "lightgbm>=4",
                  # tests/input_output/test_datasets.py runs setup.py's build_py, which
                  # imports Cython
-                 "Cython>=3.0",
+                 "Cython>=3.1",
                  # DataFrame input (feature_names_in_, Dask DataFrames) is tested with pandas;
                  # dask.dataframe needs pyarrow (dask's dataframe extra)
                  "pandas>=1.5",

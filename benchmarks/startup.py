@@ -23,11 +23,21 @@ shared machine, with ``--reference <checkout>``: every command then also runs fr
 checkout, alternating with the revision on the path in the same round, and both rows are
 recorded (the reference's under ``--reference-label``).
 
-``--compiled`` runs the children with Python's bytecode cache (PYTHONDONTWRITEBYTECODE
-removed from their environment, each command run once before the timed rounds), as an
-installed package runs: pip compiles its modules at install time, whereas an environment that
-sets PYTHONDONTWRITEBYTECODE (this project's shared sandbox does) makes every run compile
-svmmap's and svmstruct_api's sources again (numpy's installed bytecode is used either way).
+Each revision runs as a user's ``pip install .`` has it (``--environment installed``, the
+default; _common.installed): from a temporary virtual environment with the checkout on its
+path as a plain directory, pip's console-script launchers and the bytecode cache, without
+the editable install's import finder (which every interpreter of a ``pip install -e .``
+environment imports at start-up: 9 ms of pathlib, urllib.parse and ipaddress) and without
+the sandbox's PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED; ``python -c pass`` and ``python
+-c "import numpy"`` run from the same environment.  ``--environment current`` runs this
+interpreter's console scripts with the checkout first on PYTHONPATH, as before.
+
+With ``--environment current``, ``--compiled`` runs the children with Python's bytecode
+cache (PYTHONDONTWRITEBYTECODE removed from their environment, each command run once before
+the timed rounds), as an installed package runs: pip compiles its modules at install time,
+whereas an environment that sets PYTHONDONTWRITEBYTECODE (this project's shared sandbox does)
+makes every run compile svmmap's and svmstruct_api's sources again (numpy's installed
+bytecode is used either way); the installed environment always does so.
 """
 
 import argparse
@@ -40,18 +50,39 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import RESULTS, record
+from _common import RESULTS, ROOT, installed, record
 
-BIN = Path(sys.executable).parent
 HEAVY = ("numpy", "scipy", "cvxopt", "sklearn", "matplotlib", "pandas", "dask")
-BARE = [sys.executable, "-c", "pass"]
-#: the issue's yardstick for a small training run: at most 0.15 s more than this
-NUMPY = [sys.executable, "-c", "import numpy"]
 
 
-def commands(tmp):
-    """name -> command line; the training and scoring commands work on files in ``tmp``."""
-    learn, classify = str(BIN / "svmmap_learn"), str(BIN / "svmmap_classify")
+class Revision:
+    """Where one revision's commands run: its interpreter, the directory of its console
+    scripts and the children's environment (None: this process's)."""
+
+    def __init__(self, python, bin_dir, env=None):
+        self.python, self.bin_dir, self.env = str(python), Path(bin_dir), env
+
+    @classmethod
+    def of(cls, checkout, environment, directory):
+        """``checkout`` (None: the one on this process's path) as ``environment`` has it:
+        "installed" (_common.installed, made in ``directory``) or "current"."""
+        if environment == "installed":
+            bin_dir, env = installed(checkout or ROOT, directory)
+            return cls(bin_dir / "python", bin_dir, env)
+        return cls(sys.executable, Path(sys.executable).parent, on_path(checkout))
+
+    def bare(self):
+        return [self.python, "-c", "pass"]
+
+    def numpy(self):
+        """The issue's yardstick for a small training run: at most 0.15 s more than this."""
+        return [self.python, "-c", "import numpy"]
+
+
+def commands(tmp, bin_dir):
+    """name -> command line of the console scripts in ``bin_dir``; the training and scoring
+    commands work on files in ``tmp``."""
+    learn, classify = str(bin_dir / "svmmap_learn"), str(bin_dir / "svmmap_classify")
     data, model = tmp / "small.txt", tmp / "model.json"
     data.write_text("".join(
         f"{int((q + d) % 3 == 0)} qid:{q} " + " ".join(f"{f}:{((q * 7 + d * 3 + f) % 11) / 10}"
@@ -62,7 +93,7 @@ def commands(tmp):
         "svmmap_learn -c x a b (argument error)": [learn, "-c", "x", "a", "b"],
         "svmmap_learn -c 0 a b (parameter error)": [learn, "-c", "0", "a", "b"],
         "svmmap_classify --help": [classify, "--help"],
-        "svmmap_baseline_learn --help": [str(BIN / "svmmap_baseline_learn"), "--help"],
+        "svmmap_baseline_learn --help": [str(bin_dir / "svmmap_baseline_learn"), "--help"],
         "svmmap_learn -v 0 small.txt model.json (training, 200 documents)":
             [learn, "-v", "0", str(data), str(model)],
         "svmmap_classify -v 0 small.txt model.json pred.txt (scoring)":
@@ -92,9 +123,9 @@ _RUN_AND_LIST = (
     "runpy.run_path(sys.argv[0], run_name='__main__')\n")
 
 
-def heavy_in_run(command, env=None):
+def heavy_in_run(command, env=None, python=sys.executable):
     """The heavy packages (HEAVY) a console-script command line imports while it runs."""
-    err = subprocess.run([sys.executable, "-c", _RUN_AND_LIST, ",".join(HEAVY), *command],
+    err = subprocess.run([python, "-c", _RUN_AND_LIST, ",".join(HEAVY), *command],
                          capture_output=True, text=True, check=False, env=env,
                          cwd=tempfile.gettempdir()).stderr
     found = [line for line in err.splitlines() if line.startswith("heavy:")]
@@ -102,20 +133,20 @@ def heavy_in_run(command, env=None):
         else []
 
 
-def learn_module(env=None):
+def learn_module(env=None, python=sys.executable):
     """svmmap_learn's module in the revision on the path (svmmap.cli before issue 24)."""
-    found = subprocess.run([sys.executable, "-c", "import importlib.util as u; "
+    found = subprocess.run([python, "-c", "import importlib.util as u; "
                             "print(u.find_spec('svmmap.commands') is not None)"],
                            capture_output=True, text=True, check=True,
                            cwd=tempfile.gettempdir(), env=env).stdout.strip()
     return "svmmap.commands.learn" if found == "True" else "svmmap.cli"
 
 
-def import_profile(module, env=None):
+def import_profile(module, env=None, python=sys.executable):
     """(cumulative microseconds of ``import module``, heavy top-level packages imported)."""
     # from a neutral directory: ``python -c`` puts the current one first on the path, and
     # the revision measured is the one PYTHONPATH names
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
+    out = subprocess.run([python, "-X", "importtime", "-c", f"import {module}"],
                          capture_output=True, text=True, check=True,
                          cwd=tempfile.gettempdir(), env=env).stderr
     total, heavy = 0, set()
@@ -140,40 +171,52 @@ def main():
                         help="also run every command from this checkout (extensions built "
                              "in place), alternating with the revision on the path")
     parser.add_argument("--reference-label", default="reference")
+    parser.add_argument("--environment", choices=("installed", "current"),
+                        default="installed",
+                        help="installed (default): each revision as `pip install .` leaves "
+                             "it (module docstring); current: this interpreter's scripts")
     parser.add_argument("--compiled", action="store_true",
-                        help="children use the bytecode cache (module docstring)")
+                        help="with --environment current: children use the bytecode cache "
+                             "(module docstring)")
     args = parser.parse_args()
+    compiled = args.compiled or args.environment == "installed"
     if args.compiled:
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-    #: label -> the environment its children run in (None: this process's)
-    revisions = {args.label: None}
-    if args.reference is not None:
-        revisions[args.reference_label] = on_path(args.reference.resolve())
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, command in commands(Path(tmp)).items():
+        #: label -> where its children run
+        revisions = {args.label: Revision.of(None, args.environment, tmp)}
+        if args.reference is not None:
+            revisions[args.reference_label] = Revision.of(args.reference.resolve(),
+                                                          args.environment, tmp)
+        this = revisions[args.label]
+        names = list(commands(Path(tmp), this.bin_dir))
+        for name in names:
+            command = {label: commands(Path(tmp), revision.bin_dir)[name]
+                       for label, revision in revisions.items()}
             bare, numpy, tool = [], [], {label: [] for label in revisions}
-            for env in revisions.values() if args.compiled else ():  # writes the cache
-                wall(command, env)
+            for label, revision in revisions.items() if compiled else ():  # writes the cache
+                wall(command[label], revision.env)
             for _ in range(args.repeats):
-                bare.append(wall(BARE))
-                numpy.append(wall(NUMPY))
-                for label, env in revisions.items():
-                    tool[label].append(wall(command, env))
+                bare.append(wall(this.bare(), this.env))
+                numpy.append(wall(this.numpy(), this.env))
+                for label, revision in revisions.items():
+                    tool[label].append(wall(command[label], revision.env))
             b, n = statistics.median(bare), statistics.median(numpy)
-            for label, env in revisions.items():
+            for label, revision in revisions.items():
                 t = statistics.median(tool[label])
                 rows.append({"label": label, "command": name, "seconds": t,
                              "bare_seconds": b, "difference": t - b, "ratio": t / b,
                              "numpy_seconds": n, "difference_to_numpy": t - n,
-                             "heavy_in_run": heavy_in_run(command, env)})
-    for label, env in revisions.items():
-        module = learn_module(env)
-        import_us, heavy = import_profile(module, env)
-        rows.append({"label": label,
-                     "command": f"python -X importtime -c 'import {module}'",
-                     "import_seconds": import_us / 1e6, "heavy_imports": heavy})
+                             "heavy_in_run": heavy_in_run(command[label], revision.env,
+                                                          revision.python)})
+        for label, revision in revisions.items():
+            module = learn_module(revision.env, revision.python)
+            import_us, heavy = import_profile(module, revision.env, revision.python)
+            rows.append({"label": label,
+                         "command": f"python -X importtime -c 'import {module}'",
+                         "import_seconds": import_us / 1e6, "heavy_imports": heavy})
 
     path = RESULTS / "startup.json"
     kept = []
@@ -201,6 +244,8 @@ def main():
     command = f"python benchmarks/startup.py --label {args.label} --repeats {args.repeats}"
     if args.reference is not None:
         command += f" --reference <checkout> --reference-label {args.reference_label}"
+    if args.environment != "installed":
+        command += f" --environment {args.environment}"
     if args.compiled:
         command += " --compiled"
     os.chdir(Path(__file__).parent)

@@ -28,6 +28,14 @@ round, for before/after ratios from the same run):
   queries (README "What C means"), so C/100 puts the two trade-offs on one scale, as in the
   issue that asked for this comparison.
 
+svmmap runs as a user's ``pip install .`` has it (``--environment installed``, the
+default; _common.installed): from a temporary virtual environment that has the checkout on
+its path as a plain directory, pip's console-script launcher and the bytecode cache, without
+the editable install's import finder that every interpreter of a ``pip install -e .``
+environment imports at start-up (9 ms: pathlib, urllib.parse, ipaddress), and without
+PYTHONDONTWRITEBYTECODE where a sandbox sets it.  ``--environment current`` runs this
+interpreter's ``svmmap_learn`` with the checkout first on PYTHONPATH instead.
+
 Wall time of the whole process (reading the file, training, writing the model) -- what a
 user waits for -- median over the repeats, and the ratio svmmap / svm_rank (below 1: svmmap
 is faster); whether svmmap converged (the model file's training status) and its iteration
@@ -77,21 +85,29 @@ def training_file(name, directory, scale):
     return synthetic_file(name, directory, scale)
 
 
-def run(command, pythonpath=None):
-    """(wall seconds, completed process) of ``command`` (``pythonpath``: put first on the
-    child's PYTHONPATH)."""
-    env = None
-    if pythonpath:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [pythonpath] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+def run(command, env=None):
+    """(wall seconds, completed process) of ``command`` (in environment ``env``; None: this
+    process's)."""
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     return time.perf_counter() - start, done
 
 
-def svmmap_command(train, model, C):
-    learn = Path(sys.executable).parent / "svmmap_learn"
-    return [str(learn), "-v", "0", "-c", f"{C:g}", str(train), str(model)]
+def svmmap_learn(checkout, directory, environment):
+    """(svmmap_learn's path, the environment it runs in) for ``checkout``: as installed
+    (_common.installed: no editable-install finder, bytecode cached), or with
+    ``environment`` "current" the console script of this interpreter with ``checkout``
+    first on PYTHONPATH."""
+    if environment == "installed":
+        bin_dir, env = common.installed(checkout, directory)
+        return str(bin_dir / "svmmap_learn"), env
+    return str(Path(sys.executable).parent / "svmmap_learn"), dict(
+        os.environ, PYTHONPATH=os.pathsep.join(
+            [str(checkout)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+
+
+def svmmap_command(learn, train, model, C):
+    return [learn, "-v", "0", "-c", f"{C:g}", str(train), str(model)]
 
 
 def svmmap_outcome(model):
@@ -107,22 +123,27 @@ def svm_rank_iterations(output):
     return int(found.group(1)) if found else None
 
 
-def measure(svm_rank, train, C, repeats, directory, reference=None):
-    """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C (with
-    ``reference``, a checkout put first on svmmap_learn's path, also run in each round:
-    its median, ratio to svm_rank and iterations)."""
+def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=None):
+    """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C;
+    ``ours_learn`` / ``reference_learn``: (svmmap_learn, environment) of the revision
+    measured and of a reference checkout also run in each round (its median, ratio to
+    svm_rank and iterations).  Each svmmap_learn runs once before the timed rounds (it
+    writes the bytecode cache, as pip does at install)."""
     ours, theirs, ratios, before, before_ratios = [], [], [], [], []
     status = iterations = rank_iterations = before_iterations = None
+    model = Path(directory) / "model.json"
+    for learn, env in [ours_learn] + ([reference_learn] if reference_learn else []):
+        run(svmmap_command(learn, train, model, C), env)
     for _ in range(repeats):
-        model = Path(directory) / "model.json"
-        if reference:
-            seconds, done = run(svmmap_command(train, model, C), reference)
+        if reference_learn:
+            seconds, done = run(svmmap_command(reference_learn[0], train, model, C),
+                                reference_learn[1])
             if done.returncode != 0:
                 raise RuntimeError(f"the reference's svmmap_learn failed on {train}: "
                                    f"{done.stderr.strip()}")
             before.append(seconds)
             before_iterations = svmmap_outcome(model)[1]
-        seconds, done = run(svmmap_command(train, model, C))
+        seconds, done = run(svmmap_command(ours_learn[0], train, model, C), ours_learn[1])
         if done.returncode != 0:
             raise RuntimeError(f"svmmap_learn failed on {train}: {done.stderr.strip()}")
         status, iterations = svmmap_outcome(model)
@@ -134,14 +155,14 @@ def measure(svm_rank, train, C, repeats, directory, reference=None):
         rank_iterations = svm_rank_iterations(done.stdout)
         theirs.append(seconds)
         ratios.append(ours[-1] / theirs[-1])
-        if reference:
+        if reference_learn:
             before_ratios.append(before[-1] / theirs[-1])
     row = {"svmmap_seconds": statistics.median(ours),
            "svm_rank_seconds": statistics.median(theirs),
            "ratio": statistics.median(ratios), "ratios": ratios,
            "svmmap_status": status, "svmmap_iterations": iterations,
            "svm_rank_iterations": rank_iterations}
-    if reference:
+    if reference_learn:
         row.update(reference_seconds=statistics.median(before),
                    reference_ratio=statistics.median(before_ratios),
                    reference_ratios=before_ratios, reference_iterations=before_iterations)
@@ -175,8 +196,14 @@ def main(argv=None):
                         help="fraction of the synthetic sets' documents and the sparse set's "
                              "features (default 1)")
     parser.add_argument("--reference", default=None,
-                        help="a checkout (extensions built) also run in each round, first "
-                             "on svmmap_learn's PYTHONPATH: before/after in one run")
+                        help="a checkout (extensions built in place) also run in each "
+                             "round: before/after in one run")
+    parser.add_argument("--environment", choices=("installed", "current"),
+                        default="installed",
+                        help="installed (default): each checkout as `pip install .` leaves "
+                             "it, in a temporary virtual environment (_common.installed); "
+                             "current: this interpreter's svmmap_learn with the checkout "
+                             "first on PYTHONPATH")
     parser.add_argument("--note", default="", help="a line recorded with the results")
     parser.add_argument("--name", default="vs_svm_rank",
                         help="results/<name>.md and .json (default vs_svm_rank)")
@@ -194,12 +221,15 @@ def main(argv=None):
     Cs = [float(c) for c in args.Cs.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as directory:
+        ours_learn = svmmap_learn(common.ROOT, directory, args.environment)
+        reference_learn = svmmap_learn(Path(args.reference), directory, args.environment) \
+            if args.reference else None
         for name in datasets:
             train = training_file(name, directory, args.scale)
             for C in Cs:
                 row = {"dataset": name, "C": C, **measure(args.svm_rank, train, C,
                                                           args.repeats, directory,
-                                                          args.reference)}
+                                                          ours_learn, reference_learn)}
                 rows.append(row)
                 print(table([row]).splitlines()[-1], flush=True)
     command = "python benchmarks/vs_svm_rank.py --svm-rank SVM_RANK_LEARN " + " ".join(

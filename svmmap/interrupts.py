@@ -8,11 +8,11 @@ SIGINT and 143 for SIGTERM, and say which: ``prog: interrupted`` / ``prog: termi
 
 :func:`handled` installs the handlers for the duration of a command (svmmap.console's entry
 points install their own, which record here too); :func:`exit_status` and :func:`message`
-tell what to report.  This module imports only the standard library.
+tell what to report.  This module imports only the standard library (not threading: every
+command imports it before its work, and start-up is measured, benchmarks/startup.py).
 """
 
 import signal
-import threading
 from contextlib import contextmanager
 
 #: the signals that stop a command, and the word its last line says
@@ -57,11 +57,15 @@ def handled(handler=raise_interrupt):
     """Inside the block, SIGINT and SIGTERM call ``handler`` (by default raise_interrupt),
     and received() starts afresh.  A nested block, or one outside the main thread (where
     Python allows no handler), changes nothing."""
-    if _depth or threading.current_thread() is not threading.main_thread():
+    if _depth:
+        yield
+        return
+    try:
+        previous = {signum: signal.signal(signum, handler) for signum in STOPPING}
+    except ValueError:  # not the main thread: signal.signal refuses before changing anything
         yield
         return
     _received.clear()
-    previous = {signum: signal.signal(signum, handler) for signum in STOPPING}
     _depth.append(True)
     try:
         yield

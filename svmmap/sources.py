@@ -13,17 +13,13 @@
   (:func:`data_lines`), text is UTF-8 (:func:`decode` names the line of a bad byte).
 """
 
-import bz2
-import gzip
 import io
-import lzma
 import math
 import mmap
 import os
 import re
 import stat
 import sys
-import zlib
 from functools import cached_property
 from pathlib import Path
 
@@ -32,14 +28,29 @@ from .errors import InputFormatError
 #: Standard input's name in arguments and in messages.
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-#: First bytes of the compressed formats read transparently, their names, the streams that
-#: decompress them (given the compressed stream) and the errors those raise on bad data.
-COMPRESSION = (
-    (b"\x1f\x8b", "gzip", lambda raw: gzip.GzipFile(fileobj=raw),
-     (OSError, EOFError, zlib.error)),
-    (b"BZh", "bzip2", bz2.BZ2File, (OSError, EOFError, ValueError)),
-    (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile, (lzma.LZMAError, EOFError)),
-)
+#: First bytes of the compressed formats read transparently and their names (decompressor:
+#: how they are decompressed).
+COMPRESSION = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+
+
+def decompressor(name):
+    """(opener, errors) of the compression ``name`` of COMPRESSION: the stream that
+    decompresses a compressed stream (given it), and the errors that stream raises on bad
+    data.  The codec's module is imported here, when a file is compressed: gzip, bz2 and lzma
+    would cost every command's start-up 1.6 ms."""
+    if name == "gzip":
+        import gzip
+        import zlib
+
+        return (lambda raw: gzip.GzipFile(fileobj=raw)), (OSError, EOFError, zlib.error)
+    if name == "bzip2":
+        import bz2
+
+        return bz2.BZ2File, (OSError, EOFError, ValueError)
+    import lzma
+
+    return lzma.LZMAFile, (lzma.LZMAError, EOFError)
+
 #: Suffix of the group file looked for beside a data file without ``qid:`` (LightGBM's).
 GROUP_SUFFIX = ".query"
 BOM = b"\xef\xbb\xbf"
@@ -82,14 +93,15 @@ class Source:
         self._plain_size = None
         raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
         try:
-            magic = _read_up_to(raw, max(len(m) for m, *_ in COMPRESSION))
+            magic = _read_up_to(raw, max(len(m) for m, _ in COMPRESSION))
         except OSError as err:
             self.close()
             raise InputFormatError(f"cannot read: {err.strerror}", self.path) from None
         self._head = bytearray()
-        for prefix, name, opener, errors in COMPRESSION:
+        for prefix, name in COMPRESSION:
             if magic.startswith(prefix):
-                self._compression, self._errors = name, errors
+                opener, self._errors = decompressor(name)
+                self._compression = name
                 self._stream = opener(_Prefixed(magic, raw))
                 break
         else:
@@ -441,20 +453,22 @@ def _head_text(path):
     """The first INDEX_HEAD_BYTES of a regular file, decompressed as load_svmlight would
     (only that much is decompressed), as text; None for a file that is not regular or cannot
     be read."""
+    errors = (OSError,)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
         with open(path, "rb") as handle:
             magic = handle.read(8)
             handle.seek(0)
-            opener = next((opener for prefix, _, opener, _ in COMPRESSION
-                           if magic.startswith(prefix)), None)
-            if opener is None:
+            name = next((name for prefix, name in COMPRESSION if magic.startswith(prefix)),
+                        None)
+            if name is None:
                 head = handle.read(INDEX_HEAD_BYTES)
             else:
+                opener, errors = decompressor(name)
                 with opener(handle) as stream:
                     head = stream.read(INDEX_HEAD_BYTES)
-    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error):
+    except (*errors, ValueError, EOFError):
         return None
     return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
 

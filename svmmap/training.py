@@ -25,6 +25,7 @@ import numpy as np
 from svmstruct_api.learner import NonFiniteObjective, TrainingResult, make_learner
 from svmstruct_api.qp import QPError
 
+from . import plugins
 from ._csr import as_scipy, scores
 from .collection import check_sample_weight
 from .errors import InputFormatError
@@ -33,7 +34,6 @@ from .model_file import damage_reported, model_params, renamed
 from .model_file import model_content as file_content
 from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
-from .plugins import AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,8 +42,20 @@ if TYPE_CHECKING:
     from ._typing import Callbacks, Vector
     from .collection import QueryCollection
 
-#: the plugin classes the measure registry's records name (svmmap.measures: Measure.plugin)
-PLUGINS = {cls.__name__: cls for cls in (AccuracyPlugin, MapPlugin, MeasurePlugin, RocPlugin)}
+
+def plugin_class(name):
+    """The plugin class a measure registry's record names (svmmap.measures: Measure.plugin),
+    imported when first asked for (svmmap.plugins)."""
+    return getattr(plugins, name)
+
+
+def _is_accuracy(plugin):
+    """Whether ``plugin`` is an AccuracyPlugin (the classification SVM, with an intercept),
+    without importing its module for a ranking plugin: an instance exists only once the
+    module has been imported."""
+    module = sys.modules.get(f"{plugins.__name__}.accuracy")
+    return module is not None and isinstance(plugin, module.AccuracyPlugin)
+
 #: w, and every constraint vector of the working set, is dense: 2^27 features is 1 GiB each
 MAX_FEATURES = 2**27
 
@@ -105,7 +117,7 @@ class FittedModel:
         """The fitted model a TrainingResult of ``problem`` gives (``selection``: the record
         of the C path it was chosen on, if any)."""
         coef, intercept = problem.plugin.scoring_function(result.w)
-        if problem.normalizer is not None and isinstance(problem.plugin, AccuracyPlugin):
+        if problem.normalizer is not None and _is_accuracy(problem.plugin):
             intercept -= problem.normalizer.fold(coef)[1]  # b + w.(shift / scale)
         return cls(coef=coef, intercept=intercept, training_result=result,
                    feature_map=problem.feature_map, normalizer=problem.normalizer,
@@ -282,15 +294,16 @@ def make_plugin(params, collection, document_weights=None, queries=None):
     takes (``document_weights``: AccuracyPlugin only, per document in grouped order;
     ``queries``: the ranking plugins' training queries, None for all: see RankingPlugin)."""
     loss, n_threads = params["loss"], params["n_threads"]
-    plugin = PLUGINS[MEASURES[parse_loss(loss)[0]].plugin]
-    if plugin is AccuracyPlugin:
-        return AccuracyPlugin(collection, cost_ratio=params["cost_ratio"],
-                              document_weights=document_weights)
-    if plugin is MapPlugin:
-        return MapPlugin(collection, n_threads=n_threads, oracle=params["oracle"],
-                         queries=queries)
-    if plugin is MeasurePlugin:
-        return MeasurePlugin(collection, loss, n_threads=n_threads, queries=queries)
+    name = MEASURES[parse_loss(loss)[0]].plugin
+    plugin = plugin_class(name)
+    if name == "AccuracyPlugin":
+        return plugin(collection, cost_ratio=params["cost_ratio"],
+                      document_weights=document_weights)
+    if name == "MapPlugin":
+        return plugin(collection, n_threads=n_threads, oracle=params["oracle"],
+                      queries=queries)
+    if name == "MeasurePlugin":
+        return plugin(collection, loss, n_threads=n_threads, queries=queries)
     return plugin(collection, n_threads=n_threads, queries=queries)
 
 

@@ -20,7 +20,14 @@ from ..atomic import check_output
 from ..errors import InputFormatError
 from ..model_file import model_output
 from ..options import MAX_ABS_VALUE
-from .common import add_force_option, add_group_option, check_params, run, warnings_as_notes
+from .common import (
+    HelpFormatter,
+    add_force_option,
+    add_group_option,
+    check_params,
+    run,
+    warnings_as_notes,
+)
 
 METHODS = ("adarank", "rankboost", "prank")
 #: what svmmap_baseline_learn writes: an existing model_file of another kind is refused
@@ -29,6 +36,7 @@ BASELINE_MODEL = model_output(METHODS, "a baseline model file (adarank, rankboos
 
 def _learn_parser():
     parser = argparse.ArgumentParser(
+        formatter_class=HelpFormatter,
         prog="svmmap_baseline_learn",
         description="Train a baseline ranker: AdaRank (Xu & Li 2007), RankBoost (Freund et al. "
                     "2003) or PRank (Crammer & Singer 2001).")

@@ -17,13 +17,21 @@ import sys
 from ..atomic import OutputKind, check_output
 from ..measures import help_text, parse_metrics
 from ..options import CONVENTIONS, DTYPES, MAX_ABS_VALUE
-from .common import add_force_option, add_group_option, positive_int, refuse_swapped, run
+from .common import (
+    HelpFormatter,
+    add_force_option,
+    add_group_option,
+    positive_int,
+    refuse_swapped,
+    run,
+)
 
 __all__ = ["classify_main"]
 
 
 def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_baseline_learn"):
     parser = argparse.ArgumentParser(
+        formatter_class=HelpFormatter,
         prog=prog,
         description="Score documents with a trained svmmap model of any kind (SVM-MAP and "
                     "the other structural SVMs, AdaRank, RankBoost, PRank) and report ranking "

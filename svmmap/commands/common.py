@@ -8,6 +8,7 @@ Importing this module loads no numpy, scipy or scikit-learn: ``--help`` and argu
 stay fast (see svmmap.commands).
 """
 
+import _thread
 import argparse
 import os
 import stat
@@ -20,6 +21,62 @@ from svmstruct_api.options import QPError
 from .. import interrupts
 from ..errors import SVMMapError, error_line
 from ..params import ParameterError
+
+
+class Background:
+    """``function()`` run in a helper thread while the caller goes on (svmmap_learn reads its
+    training file so while it imports the training modules); :meth:`result` waits for it
+    and returns its value or raises its exception.  The thread is started with ``_thread``
+    (threading's import would cost the start-up it is there to save); Ctrl-C reaches the
+    caller, waiting or not, as ever, and the process does not wait for the thread at exit."""
+
+    def __init__(self, function):
+        self._value = self._error = None
+        self._done = _thread.allocate_lock()
+        self._done.acquire()
+        _thread.start_new_thread(self._run, (function,))
+
+    def _run(self, function):
+        try:
+            self._value = function()
+        except BaseException as exc:  # raised again by result(), in the caller
+            self._error = exc
+        finally:
+            self._done.release()
+
+    def result(self):
+        """function()'s value, once it has returned; its exception raised here, if any."""
+        with self._done:
+            pass
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, its width found without importing shutil: argparse imports
+    shutil (and with it bz2, lzma and zlib, 1.6 ms of every command's start-up) for
+    ``shutil.get_terminal_size`` whenever an option is added.  The width is the same: the
+    COLUMNS variable, else the terminal's of standard output, else 80; less 2."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
+def _terminal_columns():
+    """shutil.get_terminal_size().columns: the COLUMNS variable (a positive integer), else
+    standard output's terminal width, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def check_params(parser, check, flags):

@@ -49,6 +49,8 @@ from ..options import (
 )
 from ..params import ParameterError, check_c_path, check_svmmap
 from .common import (
+    Background,
+    HelpFormatter,
     add_force_option,
     add_group_option,
     check_params,
@@ -161,6 +163,7 @@ def _column_list(text):
 
 def _learn_parser():
     parser = argparse.ArgumentParser(
+        formatter_class=HelpFormatter,
         prog="svmmap_learn",
         description="Train a linear ranking function with a structural SVM that optimises "
                     "Mean Average Precision (Yue et al., SIGIR 2007).",
@@ -428,15 +431,14 @@ def learn_main(argv=None):
 
     def learn():
         selecting = args.eval_set is not None or args.holdout is not None
-        callbacks = _learn_callbacks(args.verbose)
         with contextlib.ExitStack() as stack:
             stack.enter_context(warnings_as_notes("svmmap_learn", show=args.verbose >= 1))
             started = time.monotonic()
             if args.dask_workers or args.scheduler:
-                fitted, save, n_read = _learn_on_dask(args, params, stack, callbacks)
+                fitted, save, n_read = _learn_on_dask(args, params, stack,
+                                                      _learn_callbacks(args.verbose))
             else:
-                fitted, save, n_read = _learn_here(args, params, selecting, callbacks,
-                                                   started)
+                fitted, save, n_read = _learn_here(args, params, selecting, started)
         result = fitted.training_result
         if args.verbose >= 1:
             if n_read is not None:  # Dask: the shards were read on the workers
@@ -468,24 +470,34 @@ def learn_main(argv=None):
     return run("svmmap_learn", args.debug, learn, args.train_file)
 
 
-def _learn_here(args, params, selecting, callbacks, started):
+def _learn_here(args, params, selecting, started):
     """Read the data and train in this process, through svmmap.training and
     svmmap.selection (no scikit-learn unless binning); return (the
-    svmmap.training.FittedModel, a function writing the model file, None)."""
-    from .. import training
-    from ..collection import QueryCollection
+    svmmap.training.FittedModel, a function writing the model file, None).
+
+    The training file is read in a helper thread while this one imports the training
+    modules (the reader's parsing runs without the GIL): start-up and reading overlap, as
+    they take about as long on a small file (benchmarks/startup.py)."""
     from ..io import input_files, load_query_weights, read_svmlight
-    from ..model_file import write_model
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights], SVMMAP_MODEL, args.force)
-    max_label = MAX_NDCG_LABEL if parse_loss(args.loss)[0] == "ndcg" else None
+    loss = parse_loss(args.loss)[0]
+    max_label = MAX_NDCG_LABEL if loss == "ndcg" else None
     listed = []  # what an index file in a pipe lists: known once it is read
     # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap._csr)
-    X, y, qid = read_svmlight(args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
-                              n_threads=args.n_threads, max_label=max_label, files_read=listed,
-                              dtype=args.dtype)
+    reading = Background(lambda: read_svmlight(
+        args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
+        n_threads=args.n_threads, max_label=max_label, files_read=listed, dtype=args.dtype))
+    from .. import training
+    from ..collection import QueryCollection
+    from ..measures import MEASURES
+    from ..model_file import write_model
+
+    training.plugin_class(MEASURES[loss].plugin)  # imported now, while the file is read
+    callbacks = _learn_callbacks(args.verbose)
+    X, y, qid = reading.result()
     check_output(args.model_file, listed)
     # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
     # documents are grouped, not checked again

@@ -1,5 +1,6 @@
 """svmmap_learn / svmmap_classify, run as a user runs them (installed console scripts)."""
 
+import os
 import subprocess
 import sys
 
@@ -126,6 +127,54 @@ def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="the process's threads are counted in /proc/self/task")
+@pytest.mark.parametrize("users_value", [None, "2"])
+def test_commands_keep_openblas_to_one_thread(small_files, users_value):
+    """svmmap.console sets OPENBLAS_NUM_THREADS=1 before numpy loads OpenBLAS, whose thread
+    pool would otherwise spin on the other cores (benchmarks/startup.py): a training run
+    ends with the process's one thread; a value the user has set is kept."""
+    train, _, tmp = small_files
+    code = ("import atexit, os, sys\nimport svmmap.console as console\n"
+            f"sys.argv = ['svmmap_learn', '-v', '0', {str(train)!r}, {str(tmp / 'm.json')!r}]\n"
+            "atexit.register(lambda: print(os.environ['OPENBLAS_NUM_THREADS'], "
+            "len(os.listdir('/proc/self/task'))))\n"
+            "sys.exit(console.learn_main())\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if users_value is not None:
+        env["OPENBLAS_NUM_THREADS"] = users_value
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    value, threads = proc.stdout.split()
+    assert value == (users_value or "1")
+    if users_value is None:
+        assert threads == "1"
+
+
+@pytest.mark.parametrize("exit_function", [False, True])
+def test_commands_end_with_their_output_and_exit_functions(small_files, exit_function):
+    """svmmap.console ends a command's process without the interpreter's teardown
+    (_exit_now) only when that has nothing to do: standard output, a pipe here, is complete,
+    and an atexit function registered before the command still runs."""
+    train, _, tmp = small_files
+    code = ("import atexit, sys\nimport svmmap.console as console\n"
+            + ("atexit.register(lambda: print('exit function ran'))\n" if exit_function
+               else "")
+            + f"sys.argv = ['svmmap_learn', {str(train)!r}, {str(tmp / 'm.json')!r}]\n"
+            "sys.exit(console.learn_main())\n")
+    # standard output block-buffered, as in a user's shell
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Read ") and "Status: converged" in lines
+    last = lines.pop() if exit_function else None
+    assert last == ("exit function ran" if exit_function else None)
+    assert lines[-1].startswith("Norm of weight vector")
+
+
 @pytest.mark.parametrize("argv", [
     ["-c", "10"],
     ["-c", "10", "-w", "0"],
@@ -150,10 +199,21 @@ def test_learn_and_classify_import_neither_scipy_nor_scikit_learn(small_files, a
         dump_svmlight(train, X[order], y[order], qid[order])
     model, predictions = tmp / "m.json", tmp / "p.txt"
     argv = [test if a == "TEST" else a for a in argv]
-    # numpy.ma: what np.unique without return_* options imports (6 ms)
-    unused = {"scipy", "sklearn", "cvxopt", "pandas", "matplotlib", "dask", "numpy.ma"}
+    # numpy.ma: what np.unique without return_* options imports (6 ms); the standard
+    # library's modules that a command's start-up does without (benchmarks/startup.py):
+    # tempfile and shutil (argparse's help formatter, svmmap.atomic), threading
+    # (svmmap.console), the decompressors (svmmap.sources, for compressed files only)
+    unused = {"scipy", "sklearn", "cvxopt", "pandas", "matplotlib", "dask", "numpy.ma",
+              "tempfile", "shutil", "threading", "bz2", "lzma", "gzip"}
     if "-w" in argv:  # n-slack's many groups: its QP is cvxopt's (svmstruct_api.qp)
-        unused.remove("cvxopt")
+        unused -= {"cvxopt", "threading", "shutil", "tempfile"}
+    if "--holdout" in argv:  # the held-out queries are drawn by numpy.random
+        unused.remove("threading")
+    # the plugins of the other losses (svmmap.plugins: each imported when first used)
+    loss = argv[argv.index("-l") + 1] if "-l" in argv else "map"
+    used = {"map": "map", "acc": "accuracy"}.get(loss, "measure")
+    unused |= {f"svmmap.plugins.{name}" for name in ("map", "accuracy", "measure", "roc")
+               if name != used}
     for command, tool, args in [("learn", "learn_main", [*argv, "-v", "0", train, model]),
                                 ("classify", "classify_main",
                                  ["-v", "0", test, model, predictions])]:

@@ -136,6 +136,33 @@ def test_sigterm_while_the_command_imports_is_one_line(data, tmp_path):
     assert err.strip().splitlines()[-1] == "svmmap_learn: terminated"
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_file_is_read_beside_the_imports_is_one_line(data, tmp_path, sig):
+    """svmmap_learn reads the training file in a helper thread while it imports the training
+    modules (svmmap.commands.common.Background): the child pauses inside the import of
+    svmstruct_api.learner, with the reading under way or done, and is signalled there; the
+    command ends as at any other moment of start-up.  The signal is acted on once the import
+    is over (svmmap.console), in training or after it: a model written is whole, the best so
+    far marked interrupted or the converged one."""
+    train, _ = data
+    model = tmp_path / "m.json"
+    # -v 0: where the signal lands is not this test's (no progress line to end first)
+    process = subprocess.Popen([PYTHON, "-c", PAUSE_IN_IMPORT, "svmstruct_api.learner",
+                                "learn_main", "-v", "0", str(train), str(model)],
+                               stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "importing svmstruct_api.learner\n", \
+        process.communicate()[1]
+    process.send_signal(sig)
+    _, err = process.communicate("sent\n", timeout=120)
+    assert "Traceback" not in err
+    assert process.returncode == 128 + sig, err
+    assert err.strip().splitlines()[-1] == f"svmmap_learn: {NAMES[sig]}"
+    if model.exists():
+        assert json.loads(model.read_text())["training"]["status"] in ("interrupted",
+                                                                       "converged")
+
+
 def test_ctrl_c_during_dask_training_saves_the_model_without_worker_tracebacks(data,
                                                                                 tmp_path):
     """A terminal's Ctrl-C reaches the whole process group, the Dask worker processes too:
