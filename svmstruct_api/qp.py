@@ -179,7 +179,7 @@ class WorkingSet:
     def _allocate(self, capacity):
         """(Re)allocate the buffers with room for ``capacity`` constraints, keeping rows."""
         n = self._size
-        vectors = np.empty((capacity, self._row_length))
+        vectors = np.empty((capacity, self.row_length))
         losses = np.empty(capacity)
         groups = np.empty(capacity, dtype=np.intp)
         alpha = np.zeros(capacity)
@@ -195,7 +195,7 @@ class WorkingSet:
         return self._size
 
     @property
-    def _row_length(self):
+    def row_length(self):
         """The length of a stored row: dim(w), or the basis's number of coefficients."""
         return self.n_features if self.basis is None else self.basis.n_coefficients
 
@@ -241,7 +241,7 @@ class WorkingSet:
         if self.basis is not None:
             # a_l.a_k = u_k.(B B^T u_l) = u_k.(B a_l): the images B a_l of the new rows
             # against the coefficients of all rows, K row-lengths of B's size
-            images = np.array(self._pending_images).reshape(end - g, self._row_length)
+            images = np.array(self._pending_images).reshape(end - g, self.row_length)
             rows = np.einsum("kj,ij->ki", images, self._vector_buffer[:end])
             self._pending_images = []
         elif self._all_regularized:
@@ -360,6 +360,47 @@ class WorkingSet:
             margins = solved[2][order]
             self._solved = (solved[0], self.slacks(solved[0], margins), margins)
         return order
+
+    def aggregate(self, chosen):
+        """Replace the constraints ``chosen`` (indices, two or more, of one group, with
+        multipliers alpha_k > 0 from the last solve) by their aggregate: the alpha-weighted
+        mean
+
+            a = sum_k lambda_k a_k,  Delta = sum_k lambda_k Delta_k,
+            lambda_k = alpha_k / A,  A = sum_{k in chosen} alpha_k,
+
+        with multiplier A.  A convex combination of valid cuts is a valid cut, and the
+        multipliers with A in place of the chosen ones give the same w = sum alpha_k a_k and
+        the same dual objective (Delta.alpha and |w|^2 unchanged), so the QP's optimum stays
+        where it was while the working set shrinks (the aggregate-subgradient step of
+        Kiwiel's bundle methods).  The aggregate's row and Gram entries are formed from the
+        chosen ones' (lambda^T U, lambda^T K), without a product with dim(w)-long data; the
+        last solve's w keeps its known margins.  The aggregate takes chosen[0]'s place;
+        return ``order`` as ``remove`` does."""
+        self._extend_gram()
+        chosen = np.asarray(chosen, dtype=np.intp)
+        k = self._size
+        alpha = self._alpha_buffer[:k]
+        total = float(alpha[chosen].sum())
+        if len(chosen) < 2 or not total > 0 or len(_distinct(self.groups[chosen])) != 1:
+            raise ValueError("aggregate two or more constraints of one group with alpha > 0")
+        lam = alpha[chosen] / total
+        gram = self._gram_buffer[:k, :k]
+        gram_row = lam @ gram[chosen]
+        first = chosen[0]
+        self._vector_buffer[first] = lam @ self._vector_buffer[chosen]
+        self._loss_buffer[first] = lam @ self._loss_buffer[chosen]
+        self._alpha_buffer[first] = total
+        gram[first, :] = gram_row
+        gram[:, first] = gram_row
+        gram[first, first] = lam @ gram_row[chosen]
+        self._face = None  # the active set's factors were of the old constraints
+        if self._solved is not None and self._solved[2] is not None:
+            margins = self._solved[2]
+            margins[first] = lam @ margins[chosen]
+        keep = np.ones(k, dtype=bool)
+        keep[chosen[1:]] = False
+        return self.remove(keep)
 
     def rescale_bounds(self, group_bounds, factor):
         """Set the groups' bounds C_g to ``group_bounds``, each ``factor`` times the old one
