@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from svmstruct_api.learner import NonFiniteObjective, TrainingResult, make_learner
-from svmstruct_api.qp import QPError
+from svmstruct_api.options import NonFiniteObjective, QPError
+from svmstruct_api.result import TrainingResult
 
 from . import plugins
 from ._csr import as_scipy, scores
@@ -308,7 +308,10 @@ def make_plugin(params, collection, document_weights=None, queries=None):
 
 
 def learner(params, C, callbacks=()):
-    """The cutting-plane learner of ``params`` at trade-off C (svmstruct_api.learner)."""
+    """The cutting-plane learner of ``params`` at trade-off C (svmstruct_api.learner, imported
+    here: reading a model back, as svmmap_classify does, needs no solver)."""
+    from svmstruct_api.learner import make_learner
+
     return make_learner(
         params["algorithm"], C=float(C),
         epsilon=_float_or_none(params["epsilon"]),

@@ -1,4 +1,4 @@
-"""The option values and the error type of svmstruct_api that callers name without
+"""The option values and the error types of svmstruct_api that callers name without
 importing the solvers (numpy, cvxopt): a command line validates its arguments with these
 before anything heavy is loaded."""
 
@@ -10,3 +10,7 @@ QP_SOLVERS = ("smo", "cvxopt")
 
 class QPError(RuntimeError):
     """cvxopt could not solve the working-set QP, even after regularising."""
+
+
+class NonFiniteObjective(ArithmeticError):
+    """The primal objective of an oracle pass overflowed (feature values or C too large)."""
