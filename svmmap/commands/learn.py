@@ -490,12 +490,16 @@ def _learn_here(args, params, selecting, started):
     reading = Background(lambda: read_svmlight(
         args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
         n_threads=args.n_threads, max_label=max_label, files_read=listed, dtype=args.dtype))
+    # the modules training needs, imported now, while the file is read: the plugin of the
+    # loss and the solvers (svmmap.training imports the learner only where one is made)
+    import svmstruct_api.learner  # noqa: F401
+
     from .. import training
     from ..collection import QueryCollection
     from ..measures import MEASURES
     from ..model_file import write_model
 
-    training.plugin_class(MEASURES[loss].plugin)  # imported now, while the file is read
+    training.plugin_class(MEASURES[loss].plugin)
     callbacks = _learn_callbacks(args.verbose)
     X, y, qid = reading.result()
     check_output(args.model_file, listed)
