@@ -18,6 +18,14 @@ the quantiles at levels 0, 1/n, ..., (n-1)/n of the column's training scores (ob
 values, duplicates removed, and none at or above the largest score, which would give a
 feature that is 0 on every training document), so that they are dense where the scores are;
 after a per-query transform, the n evenly spaced values 0, 1/n, ..., (n-1)/n of [0, 1).
+
+``spacing`` says what the quantiles count: ``"documents"`` (the default) puts about as many
+training documents between two thresholds; ``"values"`` takes the quantiles of the column's
+*distinct* training scores, so that a mass of documents sharing one score counts once.  The
+second is the one for TREC runs, where about 94% of a query's pooled documents were not
+retrieved by a given run and share its "not retrieved" score (:func:`svmmap.experiments.trec.
+unretrieved_score`): counted per document they would pull 47 of 50 thresholds onto that one
+value; counted per value, the thresholds spread over the scores the run actually gave.
 """
 
 import numpy as np
@@ -31,6 +39,8 @@ from .errors import InputFormatError
 from .params import Interval, OneOf, Sequence
 
 PER_QUERY = (None, "percentile", "minmax")
+#: what the threshold quantiles count (module docstring)
+SPACINGS = ("documents", "values")
 
 
 class BinnedFeatureMap(RuleChecked, BaseEstimator):
@@ -43,6 +53,8 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         index i of an SVMlight file is column i - 1), or None for all columns.
     per_query : None, "percentile" or "minmax": make each score relative to its query
         first (module docstring); ``transform`` then needs the query ids.
+    spacing : "documents" or "values": quantiles of the training documents' scores or of
+        the distinct score values (module docstring; without per_query only).
 
     Attributes (after fit)
     ----------------------
@@ -56,18 +68,21 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         "n_thresholds": [Interval(1, None, closed="left", integer=True)],
         "base_columns": [Sequence(), None],
         "per_query": [OneOf(*(p for p in PER_QUERY if p)), None],
+        "spacing": [OneOf(*SPACINGS)],
     }
 
-    def __init__(self, n_thresholds=50, base_columns=None, per_query=None):
+    def __init__(self, n_thresholds=50, base_columns=None, per_query=None,
+                 spacing="documents"):
         self.n_thresholds = n_thresholds
         self.base_columns = base_columns
         self.per_query = per_query
+        self.spacing = spacing
 
     def json_params(self):
         """The constructor parameters, JSON-ready (``get_params`` returns them as given)."""
         columns = None if self.base_columns is None else [int(c) for c in self.base_columns]
         return {"n_thresholds": self.n_thresholds, "base_columns": columns,
-                "per_query": self.per_query}
+                "per_query": self.per_query, "spacing": self.spacing}
 
     @property
     def needs_qid(self):
@@ -124,7 +139,8 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
             levels = np.arange(n) / n
             thresholds = []
             for values in scores.T:
-                candidates = np.unique(np.quantile(values, levels, method="inverted_cdf"))
+                counted = np.unique(values) if self.spacing == "values" else values
+                candidates = np.unique(np.quantile(counted, levels, method="inverted_cdf"))
                 thresholds.append(candidates[candidates < values.max()])
         else:
             thresholds = [np.arange(n) / n for _ in columns]

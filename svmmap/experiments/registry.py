@@ -258,21 +258,25 @@ def select_methods(names=None, grids=None, n_bins=None, exclude=()):
     return methods
 
 
-def configure_svms(methods, per_query=None, **settings):
+def configure_svms(methods, per_query=None, spacing=None, **settings):
     """``methods`` with ``settings`` (SVMMap parameters such as ``epsilon`` or ``algorithm``)
     applied to every structural SVM (hyper-parameter C), and with ``per_query``
-    (``"percentile"`` or ``"minmax"``, see :mod:`svmmap.features`) applied to those whose
-    binned features are global (SVM-ACC3 / ACC4 keep their own); other methods unchanged."""
+    (``"percentile"`` or ``"minmax"``, see :mod:`svmmap.features`) or the thresholds'
+    ``spacing`` (``"documents"`` or ``"values"``) applied to those whose binned features are
+    global (SVM-ACC3 / ACC4 keep their own); other methods unchanged."""
     configured = []
     for method in methods:
         if method.param == "C":
             params = dict(settings)
             feature_map = getattr(method.factory(1.0), "feature_map", None)
-            if (per_query is not None and feature_map is not None
-                    and feature_map.per_query is None):
+            if feature_map is not None and feature_map.per_query is None and (
+                    per_query is not None or spacing is not None):
                 from sklearn.base import clone
 
-                params["feature_map"] = clone(feature_map).set_params(per_query=per_query)
+                changes = {"per_query": per_query} if per_query is not None else {}
+                if spacing is not None and per_query is None:
+                    changes["spacing"] = spacing
+                params["feature_map"] = clone(feature_map).set_params(**changes)
             method = method.with_params(**params) if params else method
         configured.append(method)
     return configured

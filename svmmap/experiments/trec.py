@@ -41,15 +41,42 @@ from ..options import MAX_ABS_VALUE
 from ..trec_run import RUN_FILE, write_run
 
 
-def _lines(path):
-    """(line number, fields) of the non-blank lines of a text file."""
+def _text(path):
+    """The text of a run or qrels file, decompressed when it starts with the magic bytes of
+    gzip, bzip2 or xz (:data:`svmmap.sources.COMPRESSION`): one file at a time, whole (a
+    TREC run is a few MB)."""
+    from ..sources import COMPRESSION, decompressor
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            data = handle.read()
+        for magic, name in COMPRESSION:
+            if data.startswith(magic):
+                opener, errors = decompressor(name)
+                import io
+
+                try:
+                    with opener(io.BytesIO(data)) as stream:
+                        data = stream.read()
+                except errors as err:
+                    raise InputFormatError(f"cannot decompress ({name}): {err}", path) from None
+                break
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise InputFormatError("file not found", path) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputFormatError(f"cannot read: {err}", path) from None
-    for lineno, line in enumerate(text.splitlines(), 1):
+    except IsADirectoryError:
+        raise InputFormatError("is a directory, not a file", path) from None
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise InputFormatError(f"not UTF-8 text (byte {err.start})", path, line) from None
+    except OSError as err:
+        raise InputFormatError(f"cannot read: {err.strerror or err}", path) from None
+
+
+def _lines(path):
+    """(line number, fields) of the non-blank lines of a text file (gzip, bzip2 or xz
+    compressed files are read decompressed)."""
+    for lineno, line in enumerate(_text(path).splitlines(), 1):
         fields = line.split()
         if fields:
             yield lineno, fields
@@ -92,6 +119,16 @@ def read_run(path):
     return tag, dict(run)
 
 
+def run_tag(path):
+    """The tag of a run file: the last field of its first non-blank line."""
+    for lineno, fields in _lines(path):
+        if len(fields) != 6:
+            raise InputFormatError(f"expected 6 fields 'qid Q0 docno rank score tag', got "
+                                   f"{len(fields)}", path, lineno)
+        return fields[5]
+    raise InputFormatError("empty run file", path)
+
+
 def read_qrels(path):
     """``{qid: {docno: relevance}}`` of a TREC qrels file (``qid iteration docno rel``)."""
     qrels = defaultdict(dict)
@@ -119,42 +156,111 @@ def _top(ranking, depth):
     return dict(ordered[:depth])
 
 
+def unretrieved_score(scores):
+    """The score a base function gives a document it did not return for a query: **the
+    lowest score it gave that query minus 1** (0 when it returned nothing for the query) --
+    below every score it gave, hence below every threshold that a binned feature map fits on
+    its scores, so every indicator 1[f(d|x) > k] of such a document is 0.  The one place this
+    rule lives (README: "Documents a run did not retrieve")."""
+    return float(np.min(scores)) - 1.0 if len(scores) else 0.0
+
+
+class RunSet:
+    """TREC runs read one at a time into compact arrays, from which the data set of any
+    subset of them is assembled (module docstring) without reading a run again.
+
+    Per run and judged query the set keeps the top ``depth`` documents as int32 indices into
+    the query's pool (the union of every run's documents) and their float64 scores: one index
+    and one float per (run, retrieved document), never the run's text.  ``tags``, ``paths``
+    and ``maps`` (each run's MAP, trec_eval's ``map`` over the top ``depth``) are per run, in
+    the order read.
+    """
+
+    def __init__(self, run_paths, qrels_path, depth=1000):
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+            raise SVMMapError(f"depth must be a positive integer, got {depth!r}")
+        from .classic import run_map
+
+        self.qrels = read_qrels(qrels_path)
+        self.queries = list(self.qrels)
+        position = {q: i for i, q in enumerate(self.queries)}
+        self.pools = [{} for _ in self.queries]      # docno -> index, per judged query
+        self.tags, self.paths, self.maps, self._entries = [], [], [], []
+        for path in run_paths:
+            tag, run = read_run(path)
+            ranked, entries = {}, {}
+            for q, ranking in run.items():
+                top = _top(ranking, depth)
+                scores = np.fromiter(top.values(), dtype=np.float64, count=len(top))
+                ranked[q] = (list(top), scores)
+                i = position.get(q)
+                if i is not None:
+                    pool = self.pools[i]
+                    index = np.fromiter((pool.setdefault(d, len(pool)) for d in top),
+                                        dtype=np.int32, count=len(top))
+                    entries[i] = (index, scores)
+            self.maps.append(run_map(ranked, self.qrels)[0])
+            self.tags.append(tag)
+            self.paths.append(Path(path))
+            self._entries.append(entries)
+
+    def data_set(self, runs=None):
+        """``(X, y, qid, docnos, tags)`` of the runs numbered ``runs`` (default: all), as
+        :func:`build` describes: documents of a query in order of first retrieval over these
+        runs, queries in qrels order (those no run retrieved left out), X dense float64
+        (documents x runs), one column per run in the order given."""
+        runs = list(range(len(self.tags))) if runs is None else list(runs)
+        if not runs:
+            raise SVMMapError("no runs left to build features from")
+        order = []                                   # per query: pool index -> row, -1 absent
+        for i, pool in enumerate(self.pools):
+            row = np.full(len(pool), -1, dtype=np.int64)
+            count = 0
+            for r in runs:
+                entry = self._entries[r].get(i)
+                if entry is None:
+                    continue
+                new = entry[0][row[entry[0]] < 0]
+                row[new] = np.arange(count, count + len(new))
+                count += len(new)
+            order.append((row, count))
+        sizes = np.array([count for _, count in order], dtype=np.int64)
+        if not sizes.sum():
+            raise SVMMapError("no query of the qrels was retrieved by any run")
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        X = np.empty((int(offsets[-1]), len(runs)))
+        y = np.zeros(int(offsets[-1]))
+        qid, docnos = [], []
+        for i, (row, count) in enumerate(order):
+            if not count:
+                continue
+            block = X[offsets[i]:offsets[i + 1]]
+            for c, r in enumerate(runs):
+                index, scores = self._entries[r].get(i, (np.zeros(0, np.int32), np.zeros(0)))
+                block[:, c] = unretrieved_score(scores)
+                block[row[index], c] = scores
+            names = np.empty(count, dtype=object)
+            present = row >= 0
+            names[row[present]] = np.array(list(self.pools[i]), dtype=object)[present]
+            judged = self.qrels[self.queries[i]]
+            y[offsets[i]:offsets[i + 1]] = [judged.get(d, 0.0) for d in names]
+            qid += [self.queries[i]] * count
+            docnos += names.tolist()
+        return X, y, np.array(qid), docnos, [self.tags[r] for r in runs]
+
+
 def build(run_paths, qrels_path, depth=1000, drop=()):
     """The data set of the module docstring: ``(X, y, qid, docnos, tags)``.
 
     ``X`` is dense (documents x runs), rows grouped by query (queries in qrels file order,
     documents by first retrieval over the runs in the order given); ``tags`` names the
-    features.  ``depth`` is a positive integer.
+    features.  ``depth`` is a positive integer; ``drop`` leaves runs out by tag or file name.
+    Runs are read one at a time (:class:`RunSet`).
     """
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise SVMMapError(f"depth must be a positive integer, got {depth!r}")
-    runs = []
-    for path in run_paths:
-        tag, run = read_run(path)
-        if tag in drop or Path(path).name in drop:
-            continue
-        runs.append((tag, {q: _top(r, depth) for q, r in run.items()}))
-    if not runs:
-        raise SVMMapError("no runs left to build features from")
-    qrels = read_qrels(qrels_path)
-    rows, labels, qids, docnos = [], [], [], []
-    for q, judged in qrels.items():
-        pool = list(dict.fromkeys(d for _, run in runs for d in run.get(q, {})))
-        if not pool:
-            continue
-        columns = []
-        for _, run in runs:
-            scores = run.get(q, {})
-            missing = min(scores.values()) - 1.0 if scores else 0.0
-            columns.append([scores.get(d, missing) for d in pool])
-        rows.append(np.array(columns).T)
-        labels += [judged.get(d, 0.0) for d in pool]
-        qids += [q] * len(pool)
-        docnos += pool
-    if not rows:
-        raise SVMMapError("no query of the qrels was retrieved by any run")
-    return (np.vstack(rows), np.array(labels), np.array(qids), docnos,
-            [tag for tag, _ in runs])
+    runs = RunSet(run_paths, qrels_path, depth)
+    keep = [r for r, (tag, path) in enumerate(zip(runs.tags, runs.paths))
+            if tag not in drop and path.name not in drop]
+    return runs.data_set(keep)
 
 
 def _is_svmlight(path):

@@ -1,50 +1,73 @@
-"""The paper's Tables 6-11 from a directory of TREC runs and a qrels file, in one command.
-
-For holders of the TREC-9 / TREC-10 Web track submissions (not public; the qrels are, e.g.
-``qrels.trec9.main_web`` / ``qrels.trec10.main_web``, or Anserini's
-``qrels.adhoc.451-550.txt``), or of any set of runs:
+"""The paper's Tables 7, 8, 10 and 11 from a directory of TREC runs and a qrels file, in one
+command.
 
     python -m svmmap.experiments.trec_tables --runs DIR --qrels QRELS --out OUT \\
-        [--trials 50] [--sizes 10,5,35] [--seed 0] [--methods ...] [--depth 1000] [--resume]
+        [--run-list runs.tsv --select automatic,not-title-only] [--trials 50] \\
+        [--sizes 10,5,35] [--seed 0] [--methods ...] [--grid ...] [--depth 1000] \\
+        [--jobs N | --scheduler ADDRESS] [--resume]
 
-Every regular file of ``DIR`` (hidden files skipped, in name order) is a TREC run (``qid Q0
-docno rank score tag``), i.e. one base retrieval function.  The command
+Every regular file of ``DIR`` (hidden files skipped, in name order; gzip, bzip2 or xz
+compressed or plain) is a TREC run (``qid Q0 docno rank score tag``), i.e. one base retrieval
+function.  ``--select`` keeps the runs the paper used (:func:`select_runs`): with a run list
+(``--run-list``, a TSV with columns ``run``, ``type``, ``task``, as
+``../shared/data/trec9/runs.tsv``) by type and task, and ``not-title-only`` by the run's tag
+(:data:`TITLE_ONLY`).  The command
 
-1. scores each run (MAP, trec_eval convention: the relevant documents not retrieved count) and
-   names the best one -- "the best submission";
-2. builds the data set of all runs (:func:`.trec.build`: the union of their top ``--depth``
-   documents per query, one feature per run) into ``OUT/all/data.txt``, and the data set
-   without the best submission into ``OUT/without_best/data.txt``;
-3. runs the paper's protocol (:mod:`.trials`: ``--trials`` balanced trials of 10 training / 5
-   validation / 35 test queries, binned features whose thresholds are quantiles of the pooled
-   training scores -- one scale for all queries --, C by validation MAP) on each, with
-   SVM-MAP, SVM-ROC and the SVM-ACC variants by default (the paper's rows);
-4. writes ``OUT/tables.md``: the runs' MAP, then per data set the methods' mean test MAP with
-   W/L and Wilcoxon of SVM-MAP against each method and against the best, 2nd and 3rd best base
-   function -- the rows of Tables 6-11 (SVM-MAP against the other SVMs and against the base
-   functions, with all submissions and without the best one); run the command once per TREC
-   year.  (Which table number holds which of these rows is not checked against the paper.)
+1. reads the runs once, one at a time (:class:`.trec.RunSet`: one index and one float per
+   retrieved document, never a run's text), scores each (MAP, trec_eval convention, top
+   ``--depth``) and names the best one -- "the best submission" -- by its file, so another run
+   carrying the same tag is never dropped with it;
+2. writes the data set of all runs (:meth:`.trec.RunSet.data_set`: the union of their top
+   ``--depth`` documents per query, one feature per run) as an array folder
+   ``OUT/all/data`` (:mod:`.datasets`: ``X.npy`` memory-mapped by every trial), then the one
+   without the best run ``OUT/without_best/data`` (the union over the other runs);
+3. runs the paper's protocol (:mod:`.trials`: ``--trials`` balanced trials of 10 training /
+   5 validation / 35 test queries, binned features -- 50 thresholds per run at quantiles of
+   the distinct training scores, ``--bin-spacing values`` -- C by validation MAP) on each,
+   with SVM-MAP, SVM-ROC and the SVM-ACC variants by default (the paper's rows), on
+   ``--jobs`` local processes or a Dask cluster (``--scheduler``);
+4. writes ``OUT/tables.md``: the runs' MAP, then per data set the methods' mean test MAP
+   with W/L and Wilcoxon of SVM-MAP against each method and against the best, 2nd and 3rd
+   best base function -- the paper's Tables 7 and 10 (all runs) and 8 and 11 (without the
+   best run).
 
-Each protocol run keeps its finished trials in ``OUT/<data set>/trials.jsonl``; ``--resume``
-continues an interrupted command.
+Each protocol run keeps its finished trials in ``OUT/<data set>/``; ``--resume`` continues an
+interrupted command (the data sets already written are reused when they hold the same runs).
 """
 
 import argparse
-import json
+import csv
+import re
 from pathlib import Path
 
 import numpy as np
 
 from ..atomic import write_text_atomically
 from ..commands.common import positive_int
-from ..errors import SVMMapError, error_line
-from ..io import dump_svmlight
+from ..errors import InputFormatError, SVMMapError, error_line
 from . import tables, trec, trials
-from .classic import run_map
+from .datasets import is_array_folder, load_arrays, save_arrays
 
 #: the paper's rows: SVM-MAP against SVM-ROC and the accuracy SVMs
 PAPER_METHODS = "svm-map,svm-roc,svm-acc,svm-acc2,svm-acc3,svm-acc4"
 VARIANTS = (("all", "all runs"), ("without_best", "without the best run"))
+#: How a title-only ("short") run is recognised from its tag, the run lists recording no topic
+#: fields: the participants' naming conventions, one pattern each.  A reconstruction: runs
+#: whose names encode no topic fields (CWI, Sab9web, UCCS, uwmt, NRK, Scai9Web, NE*, ric9 in
+#: TREC-9) are kept whatever fields they used.
+TITLE_ONLY = (
+    ("'short' in the tag (PuShortBase, ...)", re.compile(r"short", re.IGNORECASE)),
+    ("'title' in the tag (xvsmtitle)", re.compile(r"title", re.IGNORECASE)),
+    ("Justsystem's jscbt9w{c,l}s{N}: s = short query, l = long",
+     re.compile(r"^jscbt9w[cl]s\d+$")),
+    ("a field code of t alone at the end (apl9t, apl9lt, iit00t, iswt, Mer9Wt0, pir0Wt1, "
+     "Flab9atN, tnout9t2, att0010gbt): t = title, td / tdn = title and description (and "
+     "narrative)", re.compile(r"(?<![td])t\d?N?$")),
+)
+#: the --select filters: run-list columns and their values, and the tag rule
+SELECTIONS = {"automatic": ("type", "automatic"), "manual": ("type", "manual"),
+              "content-only": ("task", "content-only"),
+              "content-link": ("task", "content-link"), "not-title-only": None}
 
 
 def run_files(folder):
@@ -58,19 +81,72 @@ def run_files(folder):
     return files
 
 
-def score_runs(paths, qrels_path, depth=1000):
-    """``[(path, tag, MAP)]`` of each run's top ``depth`` documents per query, best first
-    (trec_eval's ranking and ``map``)."""
-    qrels = trec.read_qrels(qrels_path)
-    scored = []
-    for path in paths:
-        tag, run = trec.read_run(path)
-        ranked = {}
-        for q, ranking in run.items():
-            top = trec._top(ranking, depth)
-            ranked[q] = (list(top), np.fromiter(top.values(), dtype=np.float64))
-        scored.append((path, tag, run_map(ranked, qrels)[0]))
-    return sorted(scored, key=lambda item: -item[2])
+def is_title_only(tag):
+    """Whether the run tag names a title-only run (:data:`TITLE_ONLY`)."""
+    return any(pattern.search(tag) for _, pattern in TITLE_ONLY)
+
+
+def read_run_list(path):
+    """``{run tag: row}`` of a run list: a TSV whose header names at least ``run``, ``type``
+    and ``task`` (``../shared/data/trec9/runs.tsv``)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputFormatError(f"cannot read the run list: {err}", path) from None
+    if not rows or not {"run", "type", "task"} <= set(rows[0]):
+        raise InputFormatError("a run list is a TSV whose header names the columns run, "
+                               "type and task", path, 1)
+    return {row["run"]: row for row in rows}
+
+
+def select_runs(paths, selection, run_list=None, run_list_path=None):
+    """``(kept paths, their tags, one line saying what was kept)``: the runs of ``paths`` that
+    pass every filter of ``selection`` (names of :data:`SELECTIONS`); a run-list filter needs
+    ``run_list`` (:func:`read_run_list`), which must list every run."""
+    tags = [trec.run_tag(path) for path in paths]
+    unknown = [s for s in selection if s not in SELECTIONS]
+    if unknown:
+        raise SVMMapError(f"unknown --select {unknown[0]!r}; known: {', '.join(SELECTIONS)}")
+    listed = [s for s in selection if SELECTIONS[s] is not None]
+    if listed and run_list is None:
+        raise SVMMapError(f"--select {listed[0]} needs --run-list (the runs' type and task)")
+    kept = []
+    for path, tag in zip(paths, tags):
+        row = None
+        if listed:
+            row = run_list.get(tag)
+            if row is None:
+                raise InputFormatError(f"run {tag!r} ({path.name}) is not in the run list",
+                                       run_list_path)
+        if all(row[SELECTIONS[s][0]] == SELECTIONS[s][1] if SELECTIONS[s] else
+               not is_title_only(tag) for s in selection):
+            kept.append((path, tag))
+    if len(kept) < 2:
+        raise SVMMapError(f"--select {','.join(selection)} leaves {len(kept)} run(s); "
+                          "need at least two")
+    said = (f"--select {','.join(selection)}: {len(kept)} of {len(paths)} runs"
+            if selection else f"{len(paths)} runs")
+    return [p for p, _ in kept], [t for _, t in kept], said
+
+
+def feature_names(tags, paths):
+    """One name per run: its tag, with the file name where two runs share a tag."""
+    counts = {t: tags.count(t) for t in tags}
+    return [t if counts[t] == 1 else f"{t} ({p.name})" for t, p in zip(tags, paths)]
+
+
+def _data_set(runs, keep, folder, names, resume):
+    """The array folder of the runs ``keep`` in ``folder`` (reused on --resume when it holds
+    the same features), written whole."""
+    if resume and is_array_folder(folder):
+        try:
+            if load_arrays(folder)[2] == names:
+                return
+        except InputFormatError:
+            pass
+    X, y, qid, docnos, _ = runs.data_set(keep)
+    save_arrays(folder, X, y, qid, docnos, names)
 
 
 def main(argv=None):
@@ -79,51 +155,66 @@ def main(argv=None):
     parser.add_argument("--runs", required=True, help="directory of TREC run files")
     parser.add_argument("--qrels", required=True, help="TREC qrels file")
     parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--run-list", help="TSV of the runs' type and task (columns run, "
+                                           "type, task), for --select")
+    parser.add_argument("--select", default="",
+                        help="keep the runs passing every filter, comma-separated: "
+                             f"{', '.join(SELECTIONS)} (the paper: "
+                             "automatic,not-title-only)")
     parser.add_argument("--trials", type=positive_int, default=50)
     parser.add_argument("--sizes", default="10,5,35", help="train,vali,test queries per trial")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--methods", default=PAPER_METHODS,
                         help=f"comma-separated (default {PAPER_METHODS})")
     parser.add_argument("--grid", action="append", help="as for svmmap.experiments.trials")
+    parser.add_argument("--bin-spacing", choices=("documents", "values"), default="values",
+                        help="threshold quantiles of the training documents or of the "
+                             "distinct score values (default values: svmmap.features)")
     parser.add_argument("--depth", type=positive_int, default=1000,
                         help="documents per run and query (default 1000)")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted command (the trials kept in --out)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    args = parser.parse_args(argv)
+    args, passed = parser.parse_known_args(argv)
     out = Path(args.out)
     try:
-        scored = score_runs(run_files(args.runs), args.qrels, args.depth)
-        best = scored[0]
+        selection = [s.strip() for s in args.select.split(",") if s.strip()]
+        run_list = read_run_list(args.run_list) if args.run_list else None
+        paths, tags, said = select_runs(run_files(args.runs), selection, run_list,
+                                        args.run_list)
+        runs = trec.RunSet(paths, args.qrels, args.depth)
+        names = feature_names(runs.tags, runs.paths)
+        ranking = sorted(range(len(paths)), key=lambda r: -runs.maps[r])
+        best = ranking[0]
+        official = ""
+        if run_list is not None and run_list.get(runs.tags[best], {}).get("official_map"):
+            official = f" (official MAP {run_list[runs.tags[best]]['official_map']})"
         sections = [
-            f"Runs: {len(scored)} in {args.runs}; qrels {args.qrels}; best run "
-            f"{best[1]} (MAP {best[2]:.4f}), left out of the second data set.",
-            tables.markdown(["run", "file", "MAP"], [[t, p.name, m] for p, t, m in scored]),
+            f"Runs: {said} in {args.runs}; qrels {args.qrels}; best run {names[best]} "
+            f"(MAP {runs.maps[best]:.4f}{official}, file {runs.paths[best].name}), left out "
+            "of the second data set.",
+            tables.markdown(["run", "file", "MAP"],
+                            [[names[r], runs.paths[r].name, runs.maps[r]] for r in ranking]),
             "MAP: trec_eval convention over the judged queries, top "
             f"{args.depth} documents per query."]
         for name, title in VARIANTS:
-            drop = {best[1]} if name == "without_best" else set()
-            X, y, qid, docnos, tags = trec.build([p for p, _, _ in scored], args.qrels,
-                                                 args.depth, drop)
+            keep = [r for r in range(len(paths)) if name == "all" or r != best]
             folder = out / name
-            folder.mkdir(parents=True, exist_ok=True)
-            data = folder / "data.txt"
-            dump_svmlight(data, X, y, qid, comments=docnos)
-            (folder / "features.json").write_text(json.dumps(
-                {str(i): t for i, t in enumerate(tags, 1)}, indent=1) + "\n")
-            command = ["--data", str(data), "--out", str(folder), "--trials", str(args.trials),
-                       "--sizes", args.sizes, "--seed", str(args.seed),
-                       "--methods", args.methods]
+            _data_set(runs, keep, folder / "data", [names[r] for r in keep], args.resume)
+            command = ["--data", str(folder / "data"), "--out", str(folder),
+                       "--trials", str(args.trials), "--sizes", args.sizes,
+                       "--seed", str(args.seed), "--methods", args.methods,
+                       "--bin-spacing", args.bin_spacing, *passed]
             command += [x for g in args.grid or [] for x in ("--grid", g)]
             command += ["--resume"] * args.resume + ["-q"] * args.quiet
             trials.main(command)
-            names = ", ".join(f"feature {i} = {t}" for i, t in enumerate(tags, 1))
-            sections += [f"## {title.capitalize()} ({len(tags)} base functions)",
-                         (folder / "trials.md").read_text().strip(), f"Features: {names}."]
+            features = ", ".join(f"feature {i} = {names[r]}" for i, r in enumerate(keep, 1))
+            sections += [f"## {title.capitalize()} ({len(keep)} base functions)",
+                         (folder / "trials.md").read_text().strip(), f"Features: {features}."]
     except (SVMMapError, OSError) as err:
         parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
     write_text_atomically(out / "tables.md", "\n\n".join(sections) + "\n")
-    print(f"{out / 'tables.md'}: {len(scored)} runs; best run {best[1]}")
+    print(f"{out / 'tables.md'}: {len(paths)} runs; best run {names[best]}")
 
 
 if __name__ == "__main__":

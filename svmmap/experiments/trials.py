@@ -187,11 +187,13 @@ def _base_functions(pool, ids, design, keys):
     """Every input column as a ranking: mean test MAP over the trials and per-query AP summed
     over the trials (a query's AP under a fixed feature does not depend on the trial)."""
     split = pool.queries(ids)
-    X = split.X.tocsc()
+    X = split.X.tocsc() if hasattr(split.X, "tocsc") else split.X
     times_tested = role_counts(design, len(ids))["test"]
     rows = []
     for j in range(X.shape[1]):
-        ap = _ap_by_query(X[:, j].toarray().ravel(), split)
+        column = X[:, j]
+        ap = _ap_by_query(column.toarray().ravel() if hasattr(column, "toarray")
+                          else np.array(column), split)
         per_query = np.array([ap[q] for q in ids.tolist()])
         trial_map = [per_query[test].mean() for _, _, test in design]
         rows.append({"feature": j + 1, "map": float(np.mean(trial_map)),
@@ -313,6 +315,11 @@ def main(argv=None):
                         help="make each base score relative to its query before binning, for "
                              "every SVM (svmmap.features; minmax on LETOR's query-normalised "
                              "features = thresholds evenly spaced over the score range)")
+    parser.add_argument("--bin-spacing", choices=("documents", "values"), default=None,
+                        help="what the thresholds' quantiles count: training documents "
+                             "(default) or distinct score values (TREC runs, where most "
+                             "pooled documents share a run's 'not retrieved' score; "
+                             "svmmap.features)")
     parser.add_argument("--epsilon", type=float, default=None,
                         help=f"stopping tolerance of every SVM (default "
                              f"{registry.SVM_SETTINGS['epsilon']:g})")
@@ -343,13 +350,17 @@ def main(argv=None):
                                       ("algorithm", args.algorithm)) if v is not None}
         if args.bin_per_query and not n_bins:
             raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
-        methods = registry.configure_svms(methods, args.bin_per_query, **settings)
+        if args.bin_spacing and not n_bins:
+            raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
+        methods = registry.configure_svms(methods, args.bin_per_query, args.bin_spacing,
+                                          **settings)
         pool, ids = load_pool(args.data)
         svm = {**registry.SVM_SETTINGS, **settings}
         config = {"protocol": "trials", "data": [str(Path(d).resolve()) for d in args.data],
                   "methods": [m.name for m in methods], "grid": args.grid or [],
                   "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
-                  "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm}
+                  "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
+                  **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {})}
         journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
         meter = None if args.quiet else Meter(args.trials, len(journal.done))
         try:
@@ -369,6 +380,8 @@ def main(argv=None):
                 else "raw input features")
     if args.bin_per_query:
         features += f", scores made relative to their query first ({args.bin_per_query})"
+    elif args.bin_spacing == "values" and n_bins:
+        features += ", thresholds at quantiles of the distinct training score values"
     features += f"; SVMs: {svm['algorithm']}, epsilon {svm['epsilon']:g}"
     data = " ".join(args.data)
     md, csv = render(results, command, data, features)

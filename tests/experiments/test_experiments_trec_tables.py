@@ -59,9 +59,10 @@ def test_runs_directory_to_tables(runs, tmp_path, capsys):
         for row in ("| SVM-MAP | ", "| SVM-ROC | ", "| Best base function (feature ",
                     "| 2nd best base function", "| 3rd best base function"):
             assert row in section
-    features = json.loads((out / "without_best" / "features.json").read_text())
+    features = json.loads((out / "without_best" / "data" / "features.json").read_text())
     assert best not in features.values() and len(features) == 3
-    assert set(json.loads((out / "all" / "features.json").read_text()).values()) == set(maps)
+    assert set(json.loads((out / "all" / "data" / "features.json").read_text()).values()) \
+        == set(maps)
     X, _, _, _, tags = trec.build(sorted((folder / "runs").iterdir()), folder / "qrels")
     assert X.shape[1] == 4 and set(tags) == set(maps)
 
