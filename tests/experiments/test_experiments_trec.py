@@ -108,3 +108,49 @@ def test_bad_qrels_line_and_cli_message(files, tmp_path, capsys):
     assert exit_info.value.code == 1
     assert f"{qrels}:2: relevance 'yes' is not a finite number" in capsys.readouterr().err
     assert not (tmp_path / "out.txt").exists()
+
+
+def test_compressed_runs_read_as_plain(files, tmp_path):
+    import bz2
+    import gzip
+
+    packed = tmp_path / "runA.gz"
+    packed.write_bytes(gzip.compress(RUN_A.encode()))
+    other = tmp_path / "runB.bz2"
+    other.write_bytes(bz2.compress(RUN_B.encode()))
+    plain = trec.build([files["runA"], files["runB"]], files["qrels"])
+    read = trec.build([packed, other], files["qrels"])
+    for a, b in zip(plain, read):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+    assert trec.run_tag(packed) == "runA"
+
+
+def test_corrupt_compressed_run_is_one_line_naming_the_file(files, tmp_path):
+    import gzip
+
+    broken = tmp_path / "broken.gz"
+    broken.write_bytes(gzip.compress(RUN_A.encode())[:-12])
+    with pytest.raises(InputFormatError, match="broken.gz: cannot decompress"):
+        trec.build([broken, files["runB"]], files["qrels"])
+    latin = tmp_path / "latin"
+    latin.write_bytes("1 Q0 d\xe9 1 1.0 x\n".encode("latin-1"))
+    with pytest.raises(InputFormatError, match="latin:1: not UTF-8"):
+        trec.read_run(latin)
+
+
+def test_run_set_builds_every_subset_from_one_reading(files):
+    """A RunSet's data set of a subset of its runs equals build() of those runs alone: the
+    documents only the left-out runs retrieved are gone, the order is first retrieval over
+    the runs kept, and a missing document scores its run's minimum for the query minus 1."""
+    runs = trec.RunSet([files["runA"], files["runB"]], files["qrels"])
+    assert runs.tags == ["runA", "runB"]
+    assert runs.maps[0] == pytest.approx(((1 + 0) / 2 + 0) / 2)   # q1: d1 at 1; q2: d8 missing
+    for keep, drop in (([0, 1], set()), ([1], {"runA"}), ([0], {"runB"})):
+        subset = runs.data_set(keep)
+        alone = trec.build([files["runA"], files["runB"]], files["qrels"], drop=drop)
+        for a, b in zip(subset, alone):
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+    X, y, qid, docnos, _ = runs.data_set([1])
+    assert docnos == ["d2", "d4", "d8", "d7"] and qid.tolist() == ["1", "1", "2", "2"]
+    assert trec.unretrieved_score(np.array([3.0, 1.5])) == 0.5
+    assert trec.unretrieved_score(np.zeros(0)) == 0.0

@@ -75,3 +75,57 @@ def test_too_few_runs_is_one_line_error(tmp_path, capsys):
                           "--out", str(tmp_path / "o")])
     assert exit_.value.code == 1
     assert "need at least two run files, found 1" in capsys.readouterr().err
+
+
+def test_without_best_drops_the_best_file_not_every_run_with_its_tag(runs, tmp_path):
+    """Another run file carrying the best run's tag stays in the second data set (the paper's
+    Tables 8 and 11 leave out one run, the best)."""
+    folder, maps = runs
+    best = max(maps, key=maps.get)
+    worst = min(maps, key=maps.get)
+    copied = tmp_path / "runs"
+    copied.mkdir()
+    for path in (folder / "runs").iterdir():
+        text = path.read_text()
+        if path.stem == worst:  # the worst run, renamed with the best run's tag
+            text = text.replace(f" {worst}\n", f" {best}\n")
+        (copied / path.name).write_text(text)
+    out = tmp_path / "out"
+    trec_tables.main(["--runs", str(copied), "--qrels", str(folder / "qrels"), "--out",
+                      str(out), "--trials", "1", "--sizes", "2,1,50", "--methods",
+                      "best-feature", "-q"])
+    names = json.loads((out / "without_best" / "data" / "features.json").read_text())
+    assert len(names) == 3
+    assert f"{best} ({worst}.txt)" in names.values()
+    assert f"{best} ({best}.txt)" not in names.values()
+
+
+def test_selection_by_run_list_and_title_only_tags(tmp_path):
+    assert [t for t in ("apl9t", "apl9td", "apl9tdn", "apl9lt", "iswt", "iswtdn", "Mer9Wt0",
+                        "Mer9WtdMr", "Flab9atN", "Flab9atdN", "PuShortBase", "PuLongBase",
+                        "jscbt9wls1", "jscbt9wll2", "xvsmtitle", "xvsmtdn", "CWI0000")
+            if trec_tables.is_title_only(t)] == \
+        ["apl9t", "apl9lt", "iswt", "Mer9Wt0", "Flab9atN", "PuShortBase", "jscbt9wls1",
+         "xvsmtitle"]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for tag in ("apl9t", "apl9td", "man1", "CWI0000"):
+        (runs / f"input.{tag}").write_text(f"1 Q0 d1 1 1.0 {tag}\n")
+    listing = tmp_path / "runs.tsv"
+    listing.write_text("run\ttype\ttask\tofficial_map\n" + "".join(
+        f"{t}\t{'manual' if t == 'man1' else 'automatic'}\tcontent-only\t0.1\n"
+        for t in ("apl9t", "apl9td", "man1", "CWI0000")))
+    files = trec_tables.run_files(runs)
+    kept, tags, said = trec_tables.select_runs(
+        files, ["automatic", "not-title-only"], trec_tables.read_run_list(listing), listing)
+    assert tags == ["CWI0000", "apl9td"] and said.endswith("2 of 4 runs")
+    with pytest.raises(trec_tables.SVMMapError, match="needs --run-list"):
+        trec_tables.select_runs(files, ["automatic"])
+    listing.write_text("run\ttype\ttask\napl9t\tautomatic\tcontent-only\n")
+    with pytest.raises(trec_tables.InputFormatError,
+                       match=r"runs.tsv: run 'CWI0000' \(input.CWI0000\) is not in"):
+        trec_tables.select_runs(files, ["automatic"], trec_tables.read_run_list(listing),
+                                listing)
+    listing.write_text("name,kind\n")
+    with pytest.raises(trec_tables.InputFormatError, match="runs.tsv:1: a run list is a TSV"):
+        trec_tables.read_run_list(listing)
