@@ -40,8 +40,6 @@ import csv
 import re
 from pathlib import Path
 
-import numpy as np
-
 from ..atomic import write_text_atomically
 from ..commands.common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
