@@ -154,3 +154,21 @@ def test_run_set_builds_every_subset_from_one_reading(files):
     assert docnos == ["d2", "d4", "d8", "d7"] and qid.tolist() == ["1", "1", "2", "2"]
     assert trec.unretrieved_score(np.array([3.0, 1.5])) == 0.5
     assert trec.unretrieved_score(np.zeros(0)) == 0.0
+
+
+def test_build_to_an_array_folder_that_the_trials_map(files, tmp_path):
+    from svmmap.experiments.datasets import load_arrays, load_pool
+
+    out = tmp_path / "data"
+    trec.main(["build", "--runs", str(files["runA"]), str(files["runB"]), "--qrels",
+               str(files["qrels"]), "--out", str(out), "--format", "arrays"])
+    split, docnos, names = load_arrays(out)
+    X, y, qid, built_docnos, tags = trec.build([files["runA"], files["runB"]], files["qrels"])
+    assert isinstance(split.X, np.memmap) and np.array_equal(split.X, X)
+    assert split.y.tolist() == y.tolist() and split.qid.tolist() == qid.tolist()
+    assert docnos == built_docnos and names == tags
+    pool, ids = load_pool([out])
+    assert ids.tolist() == ["1", "2"] and np.array_equal(pool.X, X)
+    (out / "y.npy").write_bytes(b"junk")
+    with pytest.raises(InputFormatError, match="not a readable array folder"):
+        load_arrays(out)
