@@ -3,20 +3,22 @@ arrays the reader produces (svmmap._kernel_inputs.CSRArrays), so that a run that
 need scipy does not pay for its import (about 0.1 s: issue 23).
 
 X is one of: a 2-d ndarray (the reader's dense layout, or the caller's), a scipy.sparse
-matrix (the public type: the estimators and ``svmmap.io.load_svmlight``), or CSRArrays (the
+matrix (the public type: the estimators and ``svmmap.io.load_svmlight``), CSRArrays (the
 reader's arrays of a sparse file, in the commands; the fused kernels read them as they
-are).  A scipy matrix can only exist once scipy.sparse has been imported, so
-``is_scipy_sparse`` asks scipy only then.  What needs scipy (binning, an estimator, the
-per-example hooks' row slices) turns CSRArrays into a scipy matrix with ``as_scipy``, which
-imports scipy there and then.
+are), or BinnedArrays (binned features held implicitly, svmmap.features: scored and
+gathered through their bins, never as their indicator matrix).  A scipy matrix can only
+exist once scipy.sparse has been imported, so ``is_scipy_sparse`` asks scipy only then.
+What needs scipy (binning, an estimator, the per-example hooks' row slices) turns
+CSRArrays into a scipy matrix with ``as_scipy``, which imports scipy there and then.
 """
 
 import sys
 
 import numpy as np
 
+from ._binned_rows import binned_scores
 from ._csr_rows import csr_scores, csr_take_rows, dense_scores
-from ._kernel_inputs import CSRArrays
+from ._kernel_inputs import BinnedArrays, CSRArrays, checked_bins
 
 
 def is_scipy_sparse(X):
@@ -39,9 +41,40 @@ def as_scipy(X):
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
 
 
+def indicator_matrix(X):
+    """The explicit scipy CSR (float64) indicator matrix of BinnedArrays X: row d has ones at
+    columns off_f + [0, b_{d,f}) of every base f.  For users (inspection, export) and the
+    per-example hooks' one-query slices (``row_block``), never for training at scale."""
+    import scipy.sparse as sp
+
+    bins, widths = checked_bins(X)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    lengths = bins.ravel().astype(np.int64)
+    starts = np.broadcast_to(offsets, bins.shape).ravel()
+    total = int(lengths.sum())
+    run_begin = np.cumsum(lengths) - lengths  # where each run starts in the output
+    indices = np.repeat(starts - run_begin, lengths) + np.arange(total)
+    indptr = np.zeros(bins.shape[0] + 1, dtype=np.int64)
+    np.cumsum(bins.sum(axis=1, dtype=np.int64), out=indptr[1:])
+    return sp.csr_matrix((np.ones(total), indices, indptr), shape=X.shape)
+
+
+def row_block(X, lo, hi):
+    """Rows lo:hi of X as a matrix with ``@`` and ``.T`` (what the SVMstruct per-example
+    hooks compute with): the ndarray's or scipy matrix's slice, the scipy slice of
+    CSRArrays, the indicator matrix of those rows only of BinnedArrays."""
+    if isinstance(X, BinnedArrays):
+        return indicator_matrix(take_rows(X, np.arange(lo, hi, dtype=np.intp)))
+    return as_scipy(X)[lo:hi]
+
+
 def take_rows(X, rows):
     """The rows ``rows`` (intp, each in [0, m), in that order) of X: for CSRArrays the
-    gathered arrays (indices and indptr keep their dtype), else ``X[rows]``."""
+    gathered arrays (indices and indptr keep their dtype), for BinnedArrays the gathered
+    bins, else ``X[rows]``."""
+    if isinstance(X, BinnedArrays):
+        return X._replace(bins=np.ascontiguousarray(X.bins[rows]),
+                          shape=(len(rows), X.shape[1]))
     if not isinstance(X, CSRArrays):
         return X[rows]
     rows = np.ascontiguousarray(rows, dtype=np.intp)
@@ -57,7 +90,14 @@ def scores(X, w):
     intp of one type) are read in place and each row summed in float64 in stored order: the
     bits scipy's product gives, without its float64 copy of float32 values.  A float64 or
     float32 ndarray (the reader's dense layout) is read in place and each row summed in
-    column order: the same bits as its CSR arrays give."""
+    column order: the same bits as its CSR arrays give.  BinnedArrays: s_d = sum_f
+    L_f[b_{d,f}] with the cumulative weights L_f[b] = sum_{j < b} w_{off_f + j}
+    (svmmap._binned_rows)."""
+    if isinstance(X, BinnedArrays):
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        if w.shape != (X.shape[1],):
+            raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
+        return binned_scores(*checked_bins(X, values=False), w)
     if _scipy_csr_readable(X):
         X = CSRArrays(X.data, X.indices, X.indptr, X.shape)
     dense = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32)

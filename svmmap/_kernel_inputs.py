@@ -12,15 +12,27 @@ operations without scipy: svmmap._csr) and what the kernels read (float64 or flo
 read in place and summed in float64; indices and indptr both int32 or both intp: the kernels
 take either, so scipy's int32 arrays are read in place)."""
 
+BinnedArrays = namedtuple("BinnedArrays", ["bins", "widths", "shape"])
+BinnedArrays.__doc__ = """The binned features of svmmap.features.BinnedFeatureMap held
+implicitly: ``bins`` (m, F) C-contiguous, uint8 when every width is below 256, else uint16,
+b_{d,f} = the number of thresholds of base function f below document d's score;
+``widths`` intp (F,), W_f = the number of thresholds of base f; ``shape`` (m, d),
+d = sum_f W_f.  It stands for the m x d indicator matrix whose column off_f + j
+(off_f = W_0 + ... + W_{f-1}) is 1[b_{d,f} > j]; the kernels (svmmap._binned_rows) compute
+X w by cumulative-weight lookup and X^T u by per-base histograms and suffix sums, never
+forming it.  The X of a collection trained with a feature map, from the map to the
+kernels."""
+
 ConstraintInputs = namedtuple(
     "ConstraintInputs",
-    ["is_csr", "n_features", "dense", "data", "indices", "indptr", "w", "relevant", "ptr",
-     "gains"])
+    ["is_csr", "is_binned", "n_features", "dense", "data", "indices", "indptr", "bins",
+     "widths", "w", "relevant", "ptr", "gains"])
 ConstraintInputs.__doc__ = """The checked inputs of a fused constraint pass
-(``_query_core.constraints_pass``): X either dense (C-contiguous float64 or float32, raveled)
-or as CSR arrays, the unused layout's arrays (and an empty w) replaced by one-element
-placeholders so that every buffer has an address; ``gains`` (float64, one per document) or
-None for the losses that do not need graded gains."""
+(``_query_core.constraints_pass``): X either dense (C-contiguous float64 or float32, raveled),
+as CSR arrays, or binned (``bins`` and ``widths`` of BinnedArrays), the unused layouts'
+arrays (and an empty w) replaced by one-element placeholders so that every buffer has an
+address; ``gains`` (float64, one per document) or None for the losses that do not need
+graded gains."""
 
 
 def csr_for_kernels(X):
@@ -73,18 +85,23 @@ def checked_query_arrays(scores, relevant, ptr):
 
 
 def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
-    """ConstraintInputs of X (a float64 or float32 ndarray, or the CSRArrays of
-    ``csr_for_kernels``), w,
-    the relevance flags, the query offsets and the optional per-document gains, checked to fit
-    together."""
-    is_csr = isinstance(X, CSRArrays)
+    """ConstraintInputs of X (a float64 or float32 ndarray, the CSRArrays of
+    ``csr_for_kernels``, or BinnedArrays), w, the relevance flags, the query offsets and the
+    optional per-document gains, checked to fit together."""
+    is_csr, is_binned = isinstance(X, CSRArrays), isinstance(X, BinnedArrays)
     w = np.ascontiguousarray(w, dtype=np.float64)
     relevant, ptr = checked_offsets(relevant, ptr)
     n_features = X.shape[1]
     if w.shape != (n_features,) or X.shape[0] != relevant.shape[0]:
         raise ValueError("X, w, relevant and ptr do not fit together")
     empty, empty_index = np.zeros(1), np.zeros(1, dtype=np.intp)
-    if is_csr:
+    bins, widths = np.zeros((1, 1), dtype=np.uint8), empty_index
+    if is_binned:
+        bins, widths = checked_bins(X)
+        dense, data, indices, indptr = empty, empty, empty_index, empty_index
+        if not bins.size:
+            bins = np.zeros((1, 1), dtype=bins.dtype)
+    elif is_csr:
         has_data = len(X.data) > 0
         dense = empty
         data = X.data if has_data else empty
@@ -97,8 +114,27 @@ def checked_constraint_inputs(X, w, relevant, ptr, gains=None):
         data, indices, indptr = empty, empty_index, empty_index
     if gains is not None:
         gains = checked_gains(gains, relevant)
-    return ConstraintInputs(is_csr, n_features, dense, data, indices, indptr,
-                            w if n_features else empty, relevant, ptr, gains)
+    return ConstraintInputs(is_csr, is_binned, n_features, dense, data, indices, indptr, bins,
+                            widths, w if n_features else empty, relevant, ptr, gains)
+
+
+def checked_bins(X, values=True):
+    """(bins, widths) of BinnedArrays X as the kernels read them: C-contiguous uint8 or
+    uint16 bins of shape (m, F), intp widths (F,) summing to X's columns, and (``values``)
+    every bin at most its base's width (ValueError otherwise).  The bins' bound holds where
+    BinnedArrays are made (BinnedFeatureMap, take_rows keeps it): the per-iteration
+    products (svmmap._csr.scores, combine_rows) check the structure only, one pass over
+    the bins less; the fused passes' inputs, checked once per plugin, check the values."""
+    bins = np.ascontiguousarray(X.bins)
+    widths = np.ascontiguousarray(X.widths, dtype=np.intp)
+    if bins.dtype not in (np.uint8, np.uint16) or bins.ndim != 2 \
+            or bins.shape != (X.shape[0], len(widths)) or int(widths.sum()) != X.shape[1] \
+            or np.any(widths < 0):
+        raise ValueError("binned X: bins (m, F) uint8 or uint16, widths (F,) summing to "
+                         "its columns")
+    if values and bins.size and np.any(bins.max(axis=0) > widths):
+        raise ValueError("binned X: a bin is above its base function's number of thresholds")
+    return bins, widths
 
 
 def checked_gains(gains, relevant):

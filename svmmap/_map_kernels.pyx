@@ -20,8 +20,11 @@ import numpy as np
 cimport cython
 
 from . cimport _query_core as core
+from ._binned_rows import binned_transpose
 from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for importers
+    BinnedArrays,
     CSRArrays,
+    checked_bins,
     checked_constraint_inputs,
     checked_query_arrays,
     csr_for_kernels,
@@ -267,13 +270,20 @@ def combine_rows(X, coef, ptr, weights):
     (``csr_for_kernels``; float32 values are read in place and summed in float64),
     coef float64 (m,), ptr the query offsets and weights float64 (n,).  Summed row by row in
     order, skipping rows with u_k = 0: the bits do not depend on where X lies in memory (a
-    BLAS product's do), and nothing of X's or of the documents' size is allocated."""
+    BLAS product's do), and nothing of X's or of the documents' size is allocated.
+    BinnedArrays X: u formed (m,), then per base the histogram of u over the bins and its
+    suffix sums (``_binned_rows.binned_transpose``), never the indicator matrix."""
     coef_arr = np.ascontiguousarray(coef, dtype=np.float64)
     ptr_arr = np.ascontiguousarray(ptr, dtype=np.intp)
     weights_arr = np.ascontiguousarray(weights, dtype=np.float64)
     if coef_arr.shape != (X.shape[0],) or weights_arr.shape != (len(ptr_arr) - 1,) \
             or ptr_arr[0] != 0 or ptr_arr[-1] != len(coef_arr) or np.any(np.diff(ptr_arr) < 0):
         raise ValueError("X, coef, ptr and weights do not fit together")
+    if isinstance(X, BinnedArrays):
+        u_arr = np.repeat(weights_arr, np.diff(ptr_arr)) * coef_arr
+        bins, widths = checked_bins(X, values=False)
+        whole = np.array([0, len(u_arr)], dtype=np.intp)
+        return binned_transpose(bins, widths, u_arr, whole)[0]
     cdef Py_ssize_t n_queries = len(ptr_arr) - 1, n_features = X.shape[1], q, k, j
     out_arr = np.zeros(n_features + 1)
     cdef double[::1] out = out_arr

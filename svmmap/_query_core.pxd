@@ -312,11 +312,18 @@ cdef struct OracleCall:
 cdef struct Rows:
     # the rows of X as the constraint pass reads them: dense (C-contiguous, raveled) or CSR
     # with int32 (``wide`` false) or intp indices; float64 values, or float32 (``single``:
-    # dense32 / data32)
+    # dense32 / data32); or binned (``is_binned``: (m, n_bases) bins, uint8 in bins8 or,
+    # ``wide``, uint16 in bins16; w then the lookup tables of svmmap._binned_rows, base f's
+    # at table_starts[f])
     bint is_csr
+    bint is_binned
     bint wide
     bint single
     Py_ssize_t n_features
+    Py_ssize_t n_bases
+    const unsigned char *bins8
+    const unsigned short *bins16
+    const Py_ssize_t *table_starts
     const double *dense
     const double *data
     const float *dense32
@@ -334,10 +341,37 @@ cdef struct ConstraintTask:
     double *margin
 
 
+ctypedef fused bin_t:
+    # the storage of a binned X's bins
+    unsigned char
+    unsigned short
+
+
+cdef inline void binned_scores(const bin_t *bins, Py_ssize_t n_bases,
+                               const Py_ssize_t *table_starts, Py_ssize_t lo, Py_ssize_t size,
+                               const double *lookup, double *out) noexcept nogil:
+    """out[k] = sum_f L_f[b_{lo+k,f}] for a binned X (svmmap._binned_rows): the lookup
+    table L of the pass's w, documents then bases, summed in base order."""
+    cdef Py_ssize_t k, f
+    cdef const bin_t *row
+    cdef double total
+    for k in range(size):
+        row = bins + (lo + k) * n_bases
+        total = 0.0
+        for f in range(n_bases):
+            total += lookup[table_starts[f] + row[f]]
+        out[k] = total
+
+
 cdef inline void rows_scores(const Rows *rows, Py_ssize_t lo, Py_ssize_t size,
                              double *out) noexcept nogil:
     """out[k] = X[lo + k] . w for the rows' layout."""
-    if not rows.is_csr:
+    if rows.is_binned:
+        if rows.wide:
+            binned_scores(rows.bins16, rows.n_bases, rows.table_starts, lo, size, rows.w, out)
+        else:
+            binned_scores(rows.bins8, rows.n_bases, rows.table_starts, lo, size, rows.w, out)
+    elif not rows.is_csr:
         if rows.single:
             dense_scores(rows.dense32, rows.n_features, lo, size, rows.w, out)
         else:
@@ -405,8 +439,9 @@ cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const v
 cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *params,
                                    int n_threads):
     """One pass over all queries q of the checked ``inputs`` (``_kernel_inputs.
-    checked_constraint_inputs``): the scores s = X_q w (dense_scores on dense rows, or the CSR
-    rows, int32 or intp indices), the oracle's y_hat_q with its loss Delta_q, and the
+    checked_constraint_inputs``): the scores s = X_q w (dense_scores on dense rows, the CSR
+    rows, int32 or intp indices, or binned rows: the lookup tables L of w made once for the
+    pass, then s_d = sum_f L_f[b_{d,f}]), the oracle's y_hat_q with its loss Delta_q, and the
     coefficients of
 
         dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c* - c_hat),
@@ -422,14 +457,27 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     Returns (loss (n,), coef (m,) = c* - c_hat, margin (n,))."""
     import numpy as np
 
-    cdef bint wide = inputs.indices.dtype.itemsize == sizeof(Py_ssize_t)
+    from ._binned_rows import binned_lookup, table_starts
+
+    cdef bint binned = inputs.is_binned
+    cdef bint wide_bins = inputs.bins.dtype == np.uint16
+    cdef const unsigned char[:, ::1] bins8 = \
+        inputs.bins if not wide_bins else np.zeros((1, 1), np.uint8)
+    cdef const unsigned short[:, ::1] bins16 = \
+        inputs.bins if wide_bins else np.zeros((1, 1), np.uint16)
+    starts_arr = table_starts(inputs.widths) if binned else np.zeros(1, np.intp)
+    lookup_arr = binned_lookup(inputs.w, inputs.widths) if binned else inputs.w
+    cdef const Py_ssize_t[::1] starts = starts_arr if len(starts_arr) else np.zeros(1, np.intp)
     values = inputs.data if inputs.is_csr else inputs.dense
     cdef bint single = values.dtype == np.float32
     cdef const float[::1] values32 = values if single else np.zeros(1, np.float32)
-    cdef const int[::1] indices32 = inputs.indices if not wide else np.zeros(1, np.intc)
-    cdef const int[::1] indptr32 = inputs.indptr if not wide else np.zeros(1, np.intc)
-    cdef const Py_ssize_t[::1] indices64 = inputs.indices if wide else np.zeros(1, np.intp)
-    cdef const Py_ssize_t[::1] indptr64 = inputs.indptr if wide else np.zeros(1, np.intp)
+    cdef bint wide_index = inputs.indices.dtype.itemsize == sizeof(Py_ssize_t)
+    cdef const int[::1] indices32 = inputs.indices if not wide_index else np.zeros(1, np.intc)
+    cdef const int[::1] indptr32 = inputs.indptr if not wide_index else np.zeros(1, np.intc)
+    cdef const Py_ssize_t[::1] indices64 = \
+        inputs.indices if wide_index else np.zeros(1, np.intp)
+    cdef const Py_ssize_t[::1] indptr64 = inputs.indptr if wide_index else np.zeros(1, np.intp)
+    cdef bint wide = wide_bins if binned else wide_index
     cdef OracleCall call = OracleCall(oracle, params)
     loss_arr = np.zeros(len(inputs.ptr) - 1)
     margin_arr = np.zeros(len(inputs.ptr) - 1)
@@ -438,10 +486,11 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     task.arrays = query_arrays(None, inputs.relevant, inputs.gains, coef_arr, loss_arr, &call)
     task.margin = output_doubles(margin_arr)
     empty = np.zeros(1)
-    task.rows = Rows(inputs.is_csr, wide, single, inputs.n_features,
-                     input_doubles(empty if single else inputs.dense),
+    task.rows = Rows(inputs.is_csr, binned, wide, single, inputs.n_features,
+                     len(inputs.widths) if binned else 0, &bins8[0, 0], &bins16[0, 0],
+                     &starts[0], input_doubles(empty if single else inputs.dense),
                      input_doubles(empty if single else inputs.data),
                      &values32[0], &values32[0], &indices32[0], &indptr32[0], &indices64[0],
-                     &indptr64[0], input_doubles(inputs.w))
+                     &indptr64[0], input_doubles(lookup_arr))
     for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
     return loss_arr, coef_arr, margin_arr

@@ -26,6 +26,13 @@ second is the one for TREC runs, where about 94% of a query's pooled documents w
 retrieved by a given run and share its "not retrieved" score (:func:`svmmap.experiments.trec.
 unretrieved_score`): counted per document they would pull 47 of 50 thresholds onto that one
 value; counted per value, the thresholds spread over the scores the run actually gave.
+
+The features are held implicitly (``transform_bins``, svmmap._kernel_inputs.BinnedArrays):
+one small integer per (document, base function), b = |{k in K_f : k < f(d|x)}|, feature j of
+base f being 1[b > j].  Training and prediction compute X w = sum_f L_f[b_f] with the
+cumulative weights L_f[b] = sum_{j < b} w_{f,j}, and X^T u by per-base histograms of u over
+the bins and their suffix sums (svmmap._binned_rows), so binned features cost what the
+scores cost; ``transform`` gives the explicit indicator matrix for inspection and export.
 """
 
 import numpy as np
@@ -33,6 +40,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from ._csr import indicator_matrix
+from ._kernel_inputs import BinnedArrays
 from .base import RuleChecked
 from .collection import QueryCollection, check_features, query_index
 from .errors import InputFormatError
@@ -65,7 +74,7 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
     """
 
     _parameter_rules = {
-        "n_thresholds": [Interval(1, None, closed="left", integer=True)],
+        "n_thresholds": [Interval(1, 65535, closed="both", integer=True)],
         "base_columns": [Sequence(), None],
         "per_query": [OneOf(*(p for p in PER_QUERY if p)), None],
         "spacing": [OneOf(*SPACINGS)],
@@ -98,7 +107,15 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         return self._fit(X, self._grouping(X, qid))
 
     def transform(self, X, qid=None):
-        """The indicator features of X (scipy CSR, float64, one row per row of X)."""
+        """The indicator features of X as an explicit matrix (scipy CSR, float64, one row per
+        row of X): for inspection and export.  Training and prediction use the implicit
+        ``transform_bins``, which costs what the scores cost."""
+        return indicator_matrix(self.transform_bins(X, qid))
+
+    def transform_bins(self, X, qid=None):
+        """The indicator features of X held implicitly: BinnedArrays (svmmap._kernel_inputs)
+        with b_{d,f} = |{k in K_f : k < f(d|x)}| per row d and base function f, standing for
+        the matrix whose column off_f + j is 1[b_{d,f} > j] (what ``transform`` returns)."""
         check_is_fitted(self)
         X = check_features(X)
         if X.shape[1] != self.n_input_features_:
@@ -110,9 +127,9 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         return self.fit(X, qid).transform(X, qid)
 
     def fit_transform_collection(self, collection):
-        """Fit on a QueryCollection and return it with the indicator features in place of
-        its X: the collection's checks and grouping are used as they are (nothing is
-        checked or grouped again)."""
+        """Fit on a QueryCollection and return it with the implicit indicator features
+        (``transform_bins``) in place of its X: the collection's checks and grouping are used
+        as they are (nothing is checked or grouped again)."""
         self.check_params()
         grouped = collection.grouping() if self.per_query is not None else None
         self._fit(collection.X, grouped)
@@ -151,11 +168,15 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         return self
 
     def _transform(self, X, grouping):
+        """BinnedArrays of X: uint8 bins when every base has fewer than 256 thresholds,
+        else uint16 (``n_thresholds`` is at most 65535)."""
         scores = self._base_scores(X, grouping, self.base_columns_)
-        counts = np.empty(scores.shape, dtype=np.int64)  # thresholds below each score
+        widths = np.array([len(k) for k in self.thresholds_], dtype=np.intp)
+        bin_type = np.uint8 if np.all(widths < 256) else np.uint16
+        bins = np.empty(scores.shape, dtype=bin_type)  # thresholds below each score
         for c, (thresholds, values) in enumerate(zip(self.thresholds_, scores.T)):
-            counts[:, c] = np.searchsorted(thresholds, values, side="left")
-        return _runs_to_csr(counts, [len(k) for k in self.thresholds_], self.n_output_features_)
+            bins[:, c] = np.searchsorted(thresholds, values, side="left")
+        return BinnedArrays(bins, widths, (X.shape[0], self.n_output_features_))
 
     def _base_scores(self, X, grouping, columns):
         """Dense (m, len(columns)) base-function scores, transformed within the queries of
@@ -254,15 +275,3 @@ def _min_max(scores, ptr):
     span = np.repeat(np.maximum.reduceat(scores, ptr[:-1], axis=0), sizes, axis=0) - low
     return np.divide(scores - low, span, out=np.zeros_like(scores), where=span > 0)
 
-
-def _runs_to_csr(counts, widths, n_columns):
-    """CSR matrix whose row d has ones at offset_c + [0, counts[d, c]) for every base c."""
-    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
-    lengths = counts.ravel().astype(np.int64)
-    starts = np.broadcast_to(offsets, counts.shape).ravel()
-    total = int(lengths.sum())
-    run_begin = np.cumsum(lengths) - lengths  # where each run starts in the output
-    indices = np.repeat(starts - run_begin, lengths) + np.arange(total)
-    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts.sum(axis=1), out=indptr[1:])
-    return sp.csr_matrix((np.ones(total), indices, indptr), shape=(counts.shape[0], n_columns))

@@ -164,7 +164,7 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     measure = validation_measure(select_metric)
     X_vali, y_vali, qid_vali = vali.X, vali.labels, vali.grouped_qid
     if problem.feature_map is not None:
-        X_vali = problem.feature_map.transform(as_scipy(X_vali), qid_vali)
+        X_vali = problem.feature_map.transform_bins(as_scipy(X_vali), qid_vali)
     if problem.normalizer is not None:  # the scaled columns training saw
         X_vali = problem.normalizer.scale_columns(X_vali)
     plugin = problem.plugin

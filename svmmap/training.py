@@ -27,6 +27,7 @@ from svmstruct_api.result import TrainingResult
 
 from . import plugins
 from ._csr import as_scipy, scores
+from ._kernel_inputs import BinnedArrays
 from .collection import check_sample_weight
 from .errors import InputFormatError
 from .measures import MEASURES, parse_loss
@@ -150,7 +151,7 @@ class FittedModel:
                 raise InputFormatError(
                     f"the model's feature map (per_query={self.feature_map.per_query!r}) "
                     "works within queries: pass qid to decision_function")
-            X_phi = self.feature_map.transform(as_scipy(X), qid)
+            X_phi = self.feature_map.transform_bins(as_scipy(X), qid)
         if self.normalizer is not None:  # w.z, z = (x - shift) / scale
             return self.normalizer.scores(X_phi, self.coef) + self.intercept
         return scores(X_phi, self.coef) + self.intercept
@@ -500,7 +501,9 @@ def _available_memory():
 
 
 def _largest_abs_value(X):
-    """max |x| over the entries of X (dense or sparse; 0 for an empty X)."""
+    """max |x| over the entries of X (dense, sparse or binned; 0 for an empty X)."""
+    if isinstance(X, BinnedArrays):  # indicators: 1 where some bin is above 0
+        return float(X.bins.size > 0 and X.bins.max() > 0)
     values = X.data if hasattr(X, "data") and not isinstance(X, np.ndarray) else X
     return float(np.max(np.abs(values), initial=0.0))
 

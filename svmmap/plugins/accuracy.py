@@ -8,7 +8,7 @@ import numpy as np
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
-from .._csr import as_scipy
+from .._csr import row_block
 from .._csr import scores as row_scores
 from ..errors import InputFormatError
 from .rows import QueryRows
@@ -100,7 +100,7 @@ class AccuracyPlugin(StructuredModel):
 
     def _query(self, i):
         lo, hi = self.collection.ptr[i], self.collection.ptr[i + 1]
-        return as_scipy(self.collection.X)[lo:hi], self._sign[lo:hi], self._cost[lo:hi]
+        return row_block(self.collection.X, lo, hi), self._sign[lo:hi], self._cost[lo:hi]
 
     def _decision(self, i, w):
         X, _, _ = self._query(i)

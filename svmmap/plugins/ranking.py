@@ -14,7 +14,7 @@ import numpy as np
 
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
-from .._csr import as_scipy
+from .._csr import row_block
 from .._kernel_inputs import checked_constraint_inputs
 from .._map_kernels import ranking_coefficients
 from ..options import thread_count
@@ -109,7 +109,7 @@ class RankingPlugin(StructuredModel):
         """(features, kernel targets, one-query offsets) of example i."""
         q = i if self.queries is None else self.queries[i]
         lo, hi = self.collection.ptr[q], self.collection.ptr[q + 1]
-        return as_scipy(self.collection.X)[lo:hi], self._targets[lo:hi], np.array([0, hi - lo])
+        return row_block(self.collection.X, lo, hi), self._targets[lo:hi], np.array([0, hi - lo])
 
     def true_output(self, i):
         """The correct ranking y*: documents by target (relevance, or gain) descending."""

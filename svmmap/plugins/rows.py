@@ -21,9 +21,10 @@ what makes the rows exact: they are the same numbers a dense D is computed from.
 
 import numpy as np
 
+from .._binned_rows import binned_transpose
 from .._csr import scores as row_scores
 from .._csr import take_rows
-from .._kernel_inputs import CSRArrays
+from .._kernel_inputs import BinnedArrays, CSRArrays, checked_bins
 from .._map_kernels import combine_rows
 
 
@@ -34,8 +35,8 @@ class QueryRows:
     Parameters
     ----------
     X : the collection's features in grouped order as the kernels read them
-        (``QueryCollection.kernel_X``: the ndarray, or the CSRArrays of a sparse X; the
-        original arrays, only read).
+        (``QueryCollection.kernel_X``: the ndarray, the CSRArrays of a sparse X, or the
+        BinnedArrays of binned features; the original arrays, only read).
     coef : float64 (m,), the coefficient c_k of every document of the collection (documents
         of queries outside ``queries`` are ignored).
     ptr : intp (N + 1,), the collection's query offsets; ``query_of_doc`` its query index of
@@ -130,14 +131,19 @@ class QueryRows:
         docs = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
         row_of_doc = np.repeat(np.arange(len(chosen)), sizes)
         coef = self.coef[docs]
-        out = np.zeros((len(chosen), self.X.shape[1]))
-        # sum_k c_k x_k of each row, added document by document in order (np.add.at)
-        if isinstance(self.X, CSRArrays):
+        # sum_k c_k x_k of each row, added document by document in order (np.add.at); binned
+        # X: per row, the histogram of c over its documents' bins and its suffix sums
+        if isinstance(self.X, BinnedArrays):
+            out = binned_transpose(*checked_bins(take_rows(self.X, docs), values=False),
+                                   coef, offsets)
+        elif isinstance(self.X, CSRArrays):
+            out = np.zeros((len(chosen), self.X.shape[1]))
             rows = take_rows(self.X, docs)
             stored = np.diff(rows.indptr)
             np.add.at(out, (np.repeat(row_of_doc, stored), rows.indices),
                       np.repeat(coef, stored) * rows.data)
         else:
+            out = np.zeros((len(chosen), self.X.shape[1]))
             np.add.at(out, row_of_doc, coef[:, None] * np.asarray(self.X)[docs])
         if self.bias:
             out = np.hstack([out, np.bincount(row_of_doc, weights=coef,

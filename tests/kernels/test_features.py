@@ -10,6 +10,8 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, dump_svmlight, load_svmlight
+from svmmap._csr import indicator_matrix
+from svmmap._kernel_inputs import BinnedArrays
 from svmmap.collection import QueryCollection
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
@@ -150,7 +152,10 @@ def test_estimator_bins_saves_and_loads_the_feature_map(tmp_path):
     model = SVMMap(C=10, feature_map=features).fit(X, y, qid)
     assert not hasattr(features, "thresholds_")  # the parameter is not fitted in place
     expected = model.feature_map_.transform(X, qid) @ model.coef_
-    np.testing.assert_array_equal(model.decision_function(X, qid), expected)
+    # scored through the bins (per-base cumulative weights): the product's value, summed in
+    # another order
+    np.testing.assert_allclose(model.decision_function(X, qid), expected, rtol=1e-12,
+                               atol=1e-12)
     with pytest.raises(InputFormatError, match="pass qid"):
         model.decision_function(X)
     model.save(tmp_path / "model.json")
@@ -219,5 +224,8 @@ def test_the_collection_transform_equals_the_array_transform_in_grouped_order(pe
     for a, b in zip(on_arrays.thresholds_, on_collection.thresholds_):
         np.testing.assert_array_equal(a, b)
     expected = on_arrays.transform(X, qid)[collection.rows]
-    assert binned.X.shape == expected.shape and (binned.X != expected).nnz == 0
+    assert isinstance(binned.X, BinnedArrays)  # implicit: the indicator matrix is not formed
+    assert binned.X.shape == expected.shape and (indicator_matrix(binned.X) != expected).nnz == 0
+    np.testing.assert_array_equal(binned.X.bins,
+                                  on_arrays.transform_bins(X, qid).bins[collection.rows])
     assert binned.ptr is collection.ptr and binned.labels is collection.labels
