@@ -35,6 +35,8 @@ the bins and their suffix sums (svmmap._binned_rows), so binned features cost wh
 scores cost; ``transform`` gives the explicit indicator matrix for inspection and export.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -50,6 +52,43 @@ from .params import Interval, OneOf, Sequence
 PER_QUERY = (None, "percentile", "minmax")
 #: what the threshold quantiles count (module docstring)
 SPACINGS = ("documents", "values")
+
+
+#: the fitted thresholds and bins kept while a shared_binning() block is open, else None
+_shared = None
+
+
+@contextmanager
+def shared_binning():
+    """Inside the block, fitting a feature map of the same parameters to the same data, and
+    binning the same data with equal thresholds, is done once: the experiments' SVMs of one
+    trial (svmmap.experiments.trials) share their training, validation and test documents
+    and, ACC3 / ACC4 aside, their feature map, so the trial bins each part once instead of
+    once per SVM.  Data is recognised by the identity of its X array (kept alive by the
+    block) and the content of its query ids; results are the ones computed without the
+    block."""
+    global _shared
+    outer, _shared = _shared, {} if _shared is None else _shared
+    try:
+        yield
+    finally:
+        _shared = outer
+
+
+def _remembered(key, X, compute):
+    """``compute()``, or its value for ``key`` from an open shared_binning() block."""
+    if _shared is None:
+        return compute()
+    key = (id(X), X.shape, *key)
+    if key not in _shared:
+        _shared[key] = (X, compute())
+    return _shared[key][1]
+
+
+def _digest(grouping):
+    """What identifies a grouping of rows (None: no grouping) in a shared_binning() key."""
+    return None if grouping is None else (grouping.ptr.tobytes(), grouping.rows.tobytes()
+                                          if not grouping.is_contiguous else None)
 
 
 class BinnedFeatureMap(RuleChecked, BaseEstimator):
@@ -150,46 +189,74 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
 
     def _fit(self, X, grouping):
         columns = self._resolve_columns(X.shape[1])
-        scores = self._base_scores(X, grouping, columns)
-        n = self.n_thresholds
-        if self.per_query is None:
-            levels = np.arange(n) / n
-            thresholds = []
-            for values in scores.T:
-                counted = np.unique(values) if self.spacing == "values" else values
-                candidates = np.unique(np.quantile(counted, levels, method="inverted_cdf"))
-                thresholds.append(candidates[candidates < values.max()])
-        else:
-            thresholds = [np.arange(n) / n for _ in columns]
+        params = tuple(sorted(self.json_params().items(), key=str))
+        thresholds = _remembered(("fit", params, _digest(grouping)), X,
+                                 lambda: self._thresholds(X, grouping, columns))
         self.base_columns_ = columns
         self.thresholds_ = thresholds
         self.n_input_features_ = X.shape[1]
         self.n_output_features_ = int(sum(len(k) for k in thresholds))
         return self
 
+    def _thresholds(self, X, grouping, columns):
+        """K_f of every base column (module docstring)."""
+        n = self.n_thresholds
+        if self.per_query is not None:
+            return [np.arange(n) / n for _ in columns]
+        levels = np.arange(n) / n
+        thresholds = []
+        for values in self._base_scores(X, grouping, columns):
+            counted = np.unique(values) if self.spacing == "values" else values
+            candidates = np.unique(np.quantile(counted, levels, method="inverted_cdf"))
+            thresholds.append(candidates[candidates < values.max()])
+        return thresholds
+
     def _transform(self, X, grouping):
         """BinnedArrays of X: uint8 bins when every base has fewer than 256 thresholds,
         else uint16 (``n_thresholds`` is at most 65535)."""
-        scores = self._base_scores(X, grouping, self.base_columns_)
+        key = ("bins", tuple(k.tobytes() for k in self.thresholds_),
+               self.base_columns_.tobytes(), self.per_query, _digest(grouping))
+        return _remembered(key, X, lambda: self._bins(X, grouping))
+
+    def _bins(self, X, grouping):
         widths = np.array([len(k) for k in self.thresholds_], dtype=np.intp)
         bin_type = np.uint8 if np.all(widths < 256) else np.uint16
-        bins = np.empty(scores.shape, dtype=bin_type)  # thresholds below each score
-        for c, (thresholds, values) in enumerate(zip(self.thresholds_, scores.T)):
-            bins[:, c] = np.searchsorted(thresholds, values, side="left")
+        bins = np.empty((X.shape[0], len(widths)), dtype=bin_type)  # thresholds below
+        if self.per_query is None and isinstance(X, np.ndarray):
+            # blocks of rows, each transposed once: a column of a block is then contiguous
+            # (one column of all of X at a time would read every row's cache line per base)
+            step = max(1, (1 << 18) // max(1, X.shape[1]))
+            for start in range(0, X.shape[0], step):
+                block = np.ascontiguousarray(X[start:start + step, self.base_columns_].T,
+                                             dtype=np.float64)
+                for c, thresholds in enumerate(self.thresholds_):
+                    bins[start:start + step, c] = np.searchsorted(thresholds, block[c],
+                                                                  side="left")
+        else:
+            for c, (thresholds, values) in enumerate(
+                    zip(self.thresholds_, self._base_scores(X, grouping, self.base_columns_))):
+                bins[:, c] = np.searchsorted(thresholds, values, side="left")
         return BinnedArrays(bins, widths, (X.shape[0], self.n_output_features_))
 
     def _base_scores(self, X, grouping, columns):
-        """Dense (m, len(columns)) base-function scores, transformed within the queries of
-        ``grouping`` (a QueryCollection grouping of X's rows)."""
-        scores = X[:, columns]
-        scores = scores.toarray() if sp.issparse(scores) else np.array(scores)
+        """The base-function scores of every column of ``columns`` in turn (contiguous
+        float64 (m,)), transformed within the queries of ``grouping`` (a QueryCollection
+        grouping of X's rows): one column at a time, never a copy of X."""
         if self.per_query is None:
-            return scores
+            for c in columns:
+                column = X[:, c]
+                yield (column.toarray().ravel() if sp.issparse(column)
+                       else np.ascontiguousarray(column, dtype=np.float64))
+            return
         within = _percentiles if self.per_query == "percentile" else _min_max
-        if grouping.is_contiguous:
-            return within(scores, grouping.ptr)
-        scores[grouping.rows] = within(scores[grouping.rows], grouping.ptr)
-        return scores
+        for c in columns:
+            column = X[:, [c]]
+            scores = column.toarray() if sp.issparse(column) else np.array(column, np.float64)
+            if grouping.is_contiguous:
+                yield within(scores, grouping.ptr).ravel()
+            else:
+                scores[grouping.rows] = within(scores[grouping.rows], grouping.ptr)
+                yield scores.ravel()
 
     # -- persistence ---------------------------------------------------------------------------
 

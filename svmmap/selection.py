@@ -13,9 +13,13 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
   that much with how close to the optimum training stopped (benchmarks/results/defaults.md),
   so a plain argmax would pick between two C values of equal merit by numerical accident.
 * :func:`select`: any method of svmmap.experiments.registry (SVMs, baselines, the best
-  feature) trained from scratch for every value of its grid, the experiments' protocol:
-  chosen by validation MAP, or for an SVM trained for another measure (``Method.measure``:
-  ndcg@10, mrr, ...) by that measure, with no tolerance.  A grid value whose training fails
+  feature) trained for every value of its grid, the experiments' protocol: chosen by
+  validation MAP, or for an SVM trained for another measure (``Method.measure``: ndcg@10,
+  mrr, ...) by that measure, with no tolerance.  A structural SVM's C grid is trained as one
+  warm-started path (:func:`select_c`, through SVMMapCV: the training data binned and
+  checked once, each fit started from the previous one's working set; every fit still stops
+  at the certified gap, so the choice is that of fits made from scratch); the other methods
+  are trained from scratch for each value.  A grid value whose training fails
   in the QP solver (:class:`svmstruct_api.qp.QPError`) is skipped and recorded in
   ``Selected.failed``, so one numerically hard problem does not end a long experiment; the
   tables report such failures.
@@ -122,7 +126,7 @@ def holdout(collection, fraction, random_state=0):
 
 def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
                callbacks=(), *, holdout_fraction=None, random_state=0, refit_all=True,
-               vali_path=None):
+               vali_path=None, patience=None):
     """The C path's training driver, for SVMMapCV and ``svmmap_learn -c C1,C2,...``: the
     svmmap.training.FittedModel of ``params`` with C chosen along ``Cs`` (increasing) by
     ``select_metric`` on ``vali`` (the checked QueryCollection of validation documents, read
@@ -137,7 +141,7 @@ def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
                      None if vali_path else source)
     problem = training.prepare(params, train)
     fitted = select_c(params, problem, Cs, vali, select_metric, select_tol, callbacks,
-                      source)
+                      source, patience)
     if train is data:
         return fitted
     if refit_all:
@@ -146,7 +150,7 @@ def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
 
 
 def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, callbacks=(),
-             source="eval_set"):
+             source="eval_set", patience=None):
     """Train the Problem (svmmap.training.prepare) along ``Cs`` (increasing), each
     fit warm-started from the previous one, and choose C by ``select_metric`` on ``vali``
     (the checked QueryCollection of validation documents, before any feature map; checked
@@ -155,6 +159,11 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     measure, source, chosen C, seconds, whether the path was ``interrupted`` and one row
     per C with its iterations, seconds, objectives, relative gap, status and validation
     measure.
+
+    ``patience`` (None: off): stop the path once that many C values in a row after the best
+    so far score below it by more than ``select_tol`` -- early stopping on validation, as
+    LightGBM's ``early_stopping_rounds`` does over boosting rounds; the record then says
+    ``stopped_early`` and lists only the C values trained.
 
     Ctrl-C (or SIGTERM, svmmap.interrupts) stops the whole path, not only the fit in
     progress: C is then chosen among the fits made so far (the interrupted one included,
@@ -169,7 +178,7 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
         X_vali = problem.normalizer.scale_columns(X_vali)
     plugin = problem.plugin
     start = time.perf_counter()
-    path, results = [], []
+    path, results, stopped = [], [], []
 
     def run():
         try:
@@ -186,12 +195,17 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
                        "vali": float(measure(vali_scores, y_vali, qid_vali))}
                 results.append(result)  # first: every row of path has its result
                 path.append(row)
+                if patience and len(path) - 1 - choose(
+                        [r["vali"] for r in path], select_tol) > patience - 1 and \
+                        len(path) < len(Cs):
+                    stopped.append(True)
+                    return
         except KeyboardInterrupt:  # while scoring a fit: the path ends with the fits made
             if not results:
                 raise
 
     training.run_guarded(run, plugin, lambda: Cs[min(len(path), len(Cs) - 1)])
-    interrupted = len(path) < len(Cs) or path[-1]["status"] == "interrupted"
+    interrupted = (len(path) < len(Cs) and not stopped) or path[-1]["status"] == "interrupted"
     best = choose([row["vali"] for row in path], select_tol)
     chosen = results[best]
     if interrupted:
@@ -199,6 +213,8 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     selection = {"select_metric": select_metric, "select_tol": float(select_tol),
                  "validation": source, "C": Cs[best], "interrupted": interrupted,
                  "seconds": time.perf_counter() - start, "path": path}
+    if stopped:
+        selection["stopped_early"] = True
     return training.FittedModel.of(problem, chosen, selection)
 
 
@@ -317,13 +333,56 @@ def low_end_stable(selected, train, split, factor=100.0):
     return same_ranking(selected.scores(split), predict(smaller, split), split.qid)
 
 
-def select(method, train, vali):
+def _select_on_c_path(method, grid, train, vali, patience=None):
+    """(chosen C, its SVMMap, {C: validation measure}) of a structural SVM's C grid trained as
+    one warm-started path (module docstring), or None when the path does not apply: the
+    method's estimator is not a plain SVMMap, the grid is not increasing, the validation
+    queries cannot rank (svmmap.selection.check_validation) or the QP fails on the path (the
+    caller then trains each value from scratch, skipping the failures)."""
+    from .estimator import SVMMap
+    from .model_selection import SVMMapCV
+
+    estimator = method.factory(grid[0])
+    if type(estimator) is not SVMMap or method.param != "C" or \
+            list(grid) != sorted(set(grid)) or len(grid) < 2:
+        return None
+    from .collection import QueryCollection
+
+    params = {k: v for k, v in estimator.get_params(deep=False).items() if k != "C"}
+    search = SVMMapCV(Cs=list(grid), select_metric=method.measure, select_tol=0.0, **params)
+    search.check_params()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # queries without constraints are skipped
+            data = search._training_collection(train.X, train.y, train.qid)
+            checked = QueryCollection.from_arrays(
+                *search._validate_eval_set((vali.X, vali.y, vali.qid)))
+            fitted = fit_c_path(search.get_params(deep=False), data, list(grid), checked,
+                                method.measure, 0.0, patience=patience)
+    except (QPError, InputFormatError):
+        return None
+    if fitted.selection.get("interrupted"):
+        raise KeyboardInterrupt
+    search._set_fitted(fitted)
+    search.C_ = fitted.selection["C"]
+    return search.C_, search.best_estimator(), \
+        {row["C"]: row["vali"] for row in fitted.selection["path"]}
+
+
+def select(method, train, vali, patience=None):
     """Fit ``method`` on ``train`` for each grid value; pick by the method's validation
-    measure (MAP unless it is an SVM trained for another) on ``vali`` (Splits)."""
+    measure (MAP unless it is an SVM trained for another) on ``vali`` (Splits).
+    ``patience``: a C path stops early (:func:`select_c`); the grid values not trained are
+    absent from ``vali_map``."""
     start = time.perf_counter()
     measure = validation_measure(method.measure)
     fitted, vali_map, failed = [], {}, []
     grid = method.grid_for(train.X.shape[1])
+    on_path = _select_on_c_path(method, grid, train, vali, patience)
+    if on_path is not None:
+        value, model, vali_map = on_path
+        return Selected(method, grid, value, model, vali_map, time.perf_counter() - start,
+                        failed)
     for value in grid:
         try:
             model = _fit(method, value, train)

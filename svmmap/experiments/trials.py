@@ -67,6 +67,7 @@ import numpy as np
 from svmstruct_api.qp import QPError
 
 from .. import metrics
+from ..commands.common import positive_int
 from ..errors import SVMMapError
 from ..metrics import interpolated_precision
 from ..selection import low_end_stable, select
@@ -115,28 +116,35 @@ def _ap_by_query(scores, split):
     return dict(zip(values.ids.tolist(), values.values.tolist()))
 
 
-def run_trial(pool, ids, methods, trial):
+def run_trial(pool, ids, methods, trial, patience=None):
     """One trial ``(train, vali, test)`` of the design: per method, the JSON-able record of
     its grid search and test results (``map``, ``grid``, ``chosen``, ``end``,
     ``low_end_stable``, ``seconds``, ``failed``, ``ap`` per test query, ``pr11``)."""
+    from ..features import shared_binning
+
     parts = [pool.queries(ids[idx]) for idx in trial]
     record = {}
-    for method in methods:
-        chosen = select(method, parts[0], parts[1])
-        scores = chosen.scores(parts[2])
-        ap = _ap_by_query(scores, parts[2])
-        record[method.name] = {
-            "map": float(np.mean(list(ap.values()))), "grid": list(chosen.grid),
+    with shared_binning():  # the SVMs bin each part once per distinct feature map
+        for method in methods:
+            record[method.name] = _method_record(method, parts, patience)
+    return record
+
+
+def _method_record(method, parts, patience):
+    """The JSON-able record of one method in one trial (:func:`run_trial`)."""
+    chosen = select(method, parts[0], parts[1], patience)
+    scores = chosen.scores(parts[2])
+    ap = _ap_by_query(scores, parts[2])
+    return {"map": float(np.mean(list(ap.values()))), "grid": list(chosen.grid),
             "chosen": chosen.value, "end": chosen.end,
             "low_end_stable": low_end_stable(chosen, parts[0], parts[2]),
             "seconds": chosen.seconds, "failed": len(chosen.failed),
             "ap": {str(q): v for q, v in ap.items()},
             "pr11": interpolated_precision(scores, parts[2].y, parts[2].qid).tolist()}
-    return record
 
 
 def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None, journal=None,
-        meter=None):
+        meter=None, patience=None):
     """Run the protocol on ``pool`` (a Split) over the query ids ``ids``; a JSON-able dict.
 
     ``journal`` (:class:`.journal.Journal`): trials found in it are taken from it, and each
@@ -149,7 +157,7 @@ def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None, journal=
     for t, trial in enumerate(design):
         record = journal.done.get(str(t)) if journal is not None else None
         if record is None:
-            record = run_trial(pool, ids, methods, trial)
+            record = run_trial(pool, ids, methods, trial, patience)
             if journal is not None:
                 journal.add(str(t), record)
             line = f"trial {t + 1}/{n_trials}: " + "  ".join(
@@ -326,6 +334,10 @@ def main(argv=None):
     parser.add_argument("--algorithm", choices=("1-slack", "n-slack"), default=None,
                         help=f"cutting-plane formulation of every SVM (default "
                              f"{registry.SVM_SETTINGS['algorithm']})")
+    parser.add_argument("--patience", type=positive_int, default=None,
+                        help="stop an SVM's C path once this many C values in a row score "
+                             "below the best so far on validation (default: the whole grid; "
+                             "svmmap.selection.select_c)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run kept in --out (trials.jsonl): its "
@@ -360,12 +372,13 @@ def main(argv=None):
                   "methods": [m.name for m in methods], "grid": args.grid or [],
                   "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
                   "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
-                  **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {})}
+                  **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
+                  **({"patience": args.patience} if args.patience else {})}
         journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
         meter = None if args.quiet else Meter(args.trials, len(journal.done))
         try:
             results = run(pool, ids, methods, args.trials, sizes, args.seed,
-                          journal=journal, meter=meter)
+                          journal=journal, meter=meter, patience=args.patience)
         finally:
             if meter is not None:
                 meter.close()
@@ -383,6 +396,9 @@ def main(argv=None):
     elif args.bin_spacing == "values" and n_bins:
         features += ", thresholds at quantiles of the distinct training score values"
     features += f"; SVMs: {svm['algorithm']}, epsilon {svm['epsilon']:g}"
+    if args.patience:
+        features += (f"; each SVM's C path (warm-started) stopped after {args.patience} C "
+                     "values in a row below the best on validation")
     data = " ".join(args.data)
     md, csv = render(results, command, data, features)
     out = Path(args.out)

@@ -112,7 +112,8 @@ def test_within_query_percentiles_and_min_max():
                 expected_m[rows, c] = (v - v.min()) / (v.max() - v.min())
     for fitted, expected in ((percentile, expected_p), (minmax, expected_m)):
         assert all(np.array_equal(k, np.arange(20) / 20) for k in fitted.thresholds_)
-        scores = fitted._base_scores(X, fitted._grouping(X, qid), fitted.base_columns_)
+        scores = np.column_stack(list(fitted._base_scores(X, fitted._grouping(X, qid),
+                                                           fitted.base_columns_)))
         np.testing.assert_allclose(scores, expected, atol=1e-15)
         np.testing.assert_array_equal(fitted.transform(X, qid).toarray(),
                                       _naive(expected, fitted))
