@@ -5,6 +5,11 @@ The estimate is the mean wall time of the units finished in this session times t
 left (units taken from a journal cost nothing and do not count).  On a terminal the meter is a
 tqdm bar on stderr and each unit's line is written above it; otherwise (a log file, a pipe)
 each unit's line ends with ``[done/total, elapsed, ~left]``.
+
+Units run in parallel (``--jobs``, ``--scheduler``) need no other rule: the mean wall time
+per unit finished is the elapsed time over the units finished, whatever ran them.  One meter
+can count several runs (``trec_tables``: two sets of trials): its owner gives the total of
+all of them, and each run adds the units it takes from its journal (:meth:`Meter.restored`).
 """
 
 import sys
@@ -31,6 +36,13 @@ class Meter:
             self._bar = tqdm(total=total, initial=done, unit=label[:-1] if
                              label.endswith("s") else label, desc=label, file=sys.stderr,
                              leave=False, mininterval=0)  # units take minutes: draw each
+
+    def restored(self, units):
+        """``units`` more are finished already (taken from a journal): counted done, not
+        timed."""
+        self.done += units
+        if self._bar is not None:
+            self._bar.update(units)
 
     def seconds_left(self):
         """Estimated seconds until every unit is done; None before the first unit."""
