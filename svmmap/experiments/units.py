@@ -31,6 +31,7 @@ tasks are cancelled; the cluster's workers are not the command's to end.
 
 import threading
 
+from .. import interrupts
 from ..errors import SVMMapError
 
 #: the loaded state of the work this process last ran (one: a long-lived Dask worker serving
@@ -60,8 +61,6 @@ def _state(work):
 
 def _start_worker(work):
     """A local worker process's start: signals left to the parent, the state loaded."""
-    from .. import interrupts
-
     interrupts.ignore_in_worker()
     _state(work)
 
@@ -118,14 +117,17 @@ def _on_processes(work, keys, on_done, jobs):
 
 
 def _end(executor):
-    """Cancel the units not started and kill the workers, then wait for them."""
-    # the executor has no public way to stop a running task (Python 3.14 adds kill_workers)
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.kill()
-    for process in processes:
-        process.join()
+    """Cancel the units not started and kill the workers, then wait for them; a second
+    Ctrl-C meanwhile acts once they are gone (svmmap.interrupts.held)."""
+    with interrupts.held():
+        # the executor has no public way to stop a running task (Python 3.14 adds
+        # kill_workers)
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.kill()
+        for process in processes:
+            process.join()
 
 
 def _on_dask(work, keys, on_done, scheduler):
@@ -144,5 +146,6 @@ def _on_dask(work, keys, on_done, scheduler):
             for future in as_completed(futures):
                 on_done(*future.result())
         except BaseException:
-            client.cancel(futures)
+            with interrupts.held():
+                client.cancel(futures)
             raise
