@@ -76,10 +76,11 @@ HOOKS = textwrap.dedent('''
                     pause()
             return real_fit(method, value, train)
         selection._fit = _fit
-    elif PHASE == "journal":  # before the record of unit AT is written
+    elif PHASE == "journal":  # before the record of unit AT (*: any unit) is written
         real_write = journal._write
         def _write(fd, data):
-            if f'"unit": "{AT}"'.encode() in data:
+            if data.startswith(b'{"unit": ') and (
+                    AT == "*" or f'"unit": "{AT}"'.encode() in data):
                 pause()
             real_write(fd, data)
         journal._write = _write
@@ -292,3 +293,32 @@ def test_export_stops_inside_its_write_without_a_temporary_file(hooks, tmp_path,
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == f"python -m svmmap.export: {NAMES[sig]}"
     assert list(output.parent.iterdir()) == []
+
+
+def test_a_signal_stops_trials_on_a_dask_cluster(hooks, pool_file, tmp_path, uninterrupted):
+    """--scheduler: SIGTERM while the command writes the first record that came back from a
+    worker of a separately started cluster (tests/ecosystem/test_dask_cluster.py's
+    fixture): the record is written whole, the pending tasks are cancelled, one line, 143;
+    the cluster is unharmed and --resume on it finishes to the one-process tables."""
+    pytest.importorskip("distributed")
+    from svmmap.experiments import trials
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ecosystem"))
+    try:
+        from test_dask_cluster import dask_cluster
+    finally:
+        sys.path.pop(0)
+    out = tmp_path / "out"
+    with dask_cluster(tmp_path) as (address, client, _):
+        status, err, _ = signal_in_phase(
+            hooks, ["svmmap.experiments.trials", "--data", pool_file, "--out", out,
+                    "--scheduler", address, *TRIAL_ARGS], "journal", signal.SIGTERM, "*")
+        assert status == 143, err
+        units = _journal_units(out / "trials.jsonl")
+        assert len(units) >= 1
+        _assert_one_line(err, signal.SIGTERM, "python -m svmmap.experiments.trials",
+                         len(units))
+        assert len(client.scheduler_info()["workers"]) == 2
+        trials.main(["--data", str(pool_file), "--out", str(out), "--resume", "--scheduler",
+                     address, *TRIAL_ARGS])
+    assert _stable(out / "trials.json") == uninterrupted
