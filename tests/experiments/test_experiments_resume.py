@@ -241,3 +241,24 @@ def test_meter_on_a_terminal_writes_lines_above_a_bar(capsys):
     meter.close()
     assert lines.getvalue().splitlines() == ["trial 2/3: a", "trial 3/3: b"]
     assert "3/3" in capsys.readouterr().err      # the bar, on stderr
+
+
+def test_one_meter_counts_two_runs_and_their_resumed_trials(pool_file, tmp_path, capsys,
+                                                             monkeypatch):
+    """trec_tables' case: a meter owned by the caller, total = both runs' trials; trials
+    taken from a journal count as done (not timed), each trial finished steps it."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    _interrupt_at(monkeypatch, trials, 3 * METHODS_PER_TRIAL + 1, KeyboardInterrupt)
+    with pytest.raises(SystemExit):
+        trials.main(["--data", str(pool_file), "--out", str(first), "-q", *TRIAL_ARGS])
+    monkeypatch.undo()
+    capsys.readouterr()
+    meter = Meter(total=24, stream=sys.stdout, tty=False)
+    trials.main(["--data", str(pool_file), "--out", str(first), "--resume", *TRIAL_ARGS],
+                meter=meter)
+    trials.main(["--data", str(pool_file), "--out", str(second), *TRIAL_ARGS], meter=meter)
+    lines = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("trial ")]
+    assert meter.done == 24 and len(lines) == 24 - 3
+    assert re.search(r"\[4/24, \S+ elapsed, ~\S+ left\]$", lines[0])
+    assert re.search(r"\[24/24, \S+ elapsed, ~0s left\]$", lines[-1])
