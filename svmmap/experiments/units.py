@@ -43,10 +43,11 @@ CONNECT_SECONDS = 60
 
 
 def _limit_threads():
-    """BLAS and OpenMP pools of this process to one thread (module docstring)."""
+    """BLAS and OpenMP pools of this process to one thread (module docstring), until the
+    returned object's ``restore_original_limits`` (it is also a context manager)."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1)
+    return threadpool_limits(1)
 
 
 def _state(work):
@@ -83,11 +84,11 @@ def run_units(work, keys, on_done, jobs=1, scheduler=None, state=None):
     elif jobs > 1:
         _on_processes(work, keys, on_done, jobs)
     else:
-        _limit_threads()
-        if state is None:
-            state = work.load()
-        for key in keys:
-            on_done(key, work.run(state, key))
+        with _limit_threads():
+            if state is None:
+                state = work.load()
+            for key in keys:
+                on_done(key, work.run(state, key))
 
 
 def _on_processes(work, keys, on_done, jobs):
