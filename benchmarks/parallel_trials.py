@@ -92,17 +92,19 @@ def main(argv=None):
             wall, estimate = run_once(data, common, jobs, out)
             walls[jobs] = wall
             rows.append({"round": r + 1, "jobs": jobs, "wall_s": wall,
-                         "estimate_after_first_s": estimate})
+                         "estimate_after_first_s": estimate,
+                         "load_average_1min_after": os.getloadavg()[0]})
         same = _stable(scratch / f"round{r}_jobs1" / "trials.json") == \
             _stable(scratch / f"round{r}_jobs2" / "trials.json")
         if not same:
             sys.exit(f"round {r + 1}: --jobs 2 gave other results than one process")
         rows.append({"round": r + 1, "ratio_jobs2_over_jobs1": walls[2] / walls[1],
                      "same_results": same})
-    lines = ["| round | jobs | wall s | estimated total after trial 1 (s) |",
-             "|---|---|---|---|"]
+    lines = ["| round | jobs | wall s | estimated total after trial 1 (s) | load average |",
+             "|---|---|---|---|---|"]
     lines += [f"| {x['round']} | {x['jobs']} | {x['wall_s']:.1f} | "
-              f"{x['estimate_after_first_s']:.0f} |" for x in rows if "jobs" in x]
+              f"{x['estimate_after_first_s']:.0f} | {x['load_average_1min_after']:.1f} |"
+              for x in rows if "jobs" in x]
     lines += ["", "| round | wall time --jobs 2 / --jobs 1 | same trials.json |", "|---|---|---|"]
     lines += [f"| {x['round']} | {x['ratio_jobs2_over_jobs1']:.2f} | {x['same_results']} |"
               for x in rows if "ratio_jobs2_over_jobs1" in x]
