@@ -259,7 +259,8 @@ def main(argv=None):
                       "folds": list(folds), "svm": registry.SVM_SETTINGS}
             journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
             total = len(folds) * len(methods)
-            meter = None if args.quiet else Meter(total, len(journal.done), label="runs")
+            meter = None if args.quiet else Meter(total, len(journal.done), label="runs",
+                                                  workers=args.jobs)
             try:
                 results = run(work, journal=journal, meter=meter, jobs=args.jobs,
                               scheduler=args.scheduler, data=args.data)

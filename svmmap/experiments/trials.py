@@ -427,7 +427,7 @@ def main(argv=None, meter=None):
                       "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm}
             journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
             if meter is None and not args.quiet:
-                meter = own_meter = Meter(args.trials)
+                meter = own_meter = Meter(args.trials, workers=args.jobs)
             if meter is not None:
                 meter.restored(len(journal.done))
             try:

@@ -6,6 +6,7 @@ Interruptions land where they are tested by construction: the model selection of
 trial (unit) raises, or -- in a child process -- announces that it has started and waits
 until the test signals it."""
 
+import io
 import json
 import os
 import re
@@ -262,3 +263,24 @@ def test_one_meter_counts_two_runs_and_their_resumed_trials(pool_file, tmp_path,
     assert meter.done == 24 and len(lines) == 24 - 3
     assert re.search(r"\[4/24, \S+ elapsed, ~\S+ left\]$", lines[0])
     assert re.search(r"\[24/24, \S+ elapsed, ~0s left\]$", lines[-1])
+
+
+def test_the_estimate_counts_the_units_running_beside_the_first(monkeypatch):
+    """Four units on two workers, a clock the test sets: after the first (10 s) the other
+    is taken to finish with it, 3 left -> 15 s; from the second on, elapsed / finished."""
+    from svmmap.experiments import meter as meter_module
+
+    clock = [0.0]
+    monkeypatch.setattr(meter_module.time, "monotonic", lambda: clock[0])
+    parallel = Meter(total=4, stream=io.StringIO(), tty=False, workers=2)
+    serial = Meter(total=4, stream=io.StringIO(), tty=False)
+    clock[0] = 10.0
+    parallel.step("1")
+    serial.step("1")
+    assert parallel.seconds_left() == 15.0 and serial.seconds_left() == 30.0
+    clock[0] = 11.0
+    parallel.step("2")
+    assert parallel.seconds_left() == 11.0
+    clock[0] = 21.0
+    parallel.step("3")
+    assert parallel.seconds_left() == 7.0
