@@ -62,6 +62,9 @@ Command line::
     python -m svmmap.export --format ltr|solr|vespa|ranklib [--feature-names FILE]
                             [--name NAME] [--store STORE] [--rank-features FILE]
                             model_file output_file
+
+Ctrl-C or SIGTERM ends it with one line (``...: interrupted`` / ``terminated``) and status 130
+/ 143, leaving no output and no temporary file (svmmap.interrupts, svmmap.atomic).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import interrupts
 from .atomic import OutputKind, check_output, write_text_atomically
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
@@ -430,30 +434,36 @@ def main(argv=None):
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     args = parser.parse_args(argv)
     try:
-        check_output(args.output_file,
-                     [args.model_file, args.feature_names, args.rank_features],
-                     OUTPUT_KINDS[args.format], args.force)
-        names = None if args.feature_names is None else read_feature_names(args.feature_names)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                export(args.model_file, args.output_file, args.format, names, args.name,
-                       args.store, args.rank_features)
-        except InputFormatError as exc:  # the names do not fit the model: name their file
-            if exc.path is not None or args.feature_names is None:
-                raise
-            raise InputFormatError(exc.reason, args.feature_names) from None
-        except ModelFileError as exc:  # what the model cannot be exported as: name its file
-            if exc.path is not None:
-                raise
-            raise ModelFileError(exc.reason, args.model_file) from None
-        for warning in caught:
-            print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
+        with interrupts.handled():
+            check_output(args.output_file,
+                         [args.model_file, args.feature_names, args.rank_features],
+                         OUTPUT_KINDS[args.format], args.force)
+            names = None if args.feature_names is None else \
+                read_feature_names(args.feature_names)
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    export(args.model_file, args.output_file, args.format, names, args.name,
+                           args.store, args.rank_features)
+            except InputFormatError as exc:  # the names do not fit the model: name their file
+                if exc.path is not None or args.feature_names is None:
+                    raise
+                raise InputFormatError(exc.reason, args.feature_names) from None
+            except ModelFileError as exc:  # what the model cannot be exported as: name its file
+                if exc.path is not None:
+                    raise
+                raise ModelFileError(exc.reason, args.model_file) from None
+            for warning in caught:
+                print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     except (SVMMapError, OSError) as exc:
         if args.debug:
             raise
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # Ctrl-C or SIGTERM: the output is written atomically, so none is half-written and
+        # no temporary file stays (svmmap.atomic)
+        return interrupts.stopped(parser.prog)
     return 0
 
 

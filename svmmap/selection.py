@@ -22,7 +22,8 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
   are trained from scratch for each value.  A grid value whose training fails
   in the QP solver (:class:`svmstruct_api.qp.QPError`) is skipped and recorded in
   ``Selected.failed``, so one numerically hard problem does not end a long experiment; the
-  tables report such failures.
+  tables report such failures.  Ctrl-C or SIGTERM, inside a fit or between two, stops the
+  whole experiment (KeyboardInterrupt), never only the fit in progress.
 """
 
 import dataclasses
@@ -37,7 +38,7 @@ import numpy as np
 
 from svmstruct_api.qp import QPError
 
-from . import metrics, training
+from . import interrupts, metrics, training
 from ._csr import as_scipy, scores
 from .errors import InputFormatError
 from .measures import MEASURES, parse, parse_select_metric
@@ -298,9 +299,17 @@ class Selected:
 
 
 def _fit(method, value, train):
+    """``method``'s estimator at ``value`` fitted on ``train``.  A fit stopped by Ctrl-C or
+    SIGTERM returns its best model so far (status "interrupted"), which is right for one
+    command's model but not for an experiment's grid: here the signal stops the whole run,
+    so KeyboardInterrupt is raised again (svmmap.interrupts.stop_requested)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # queries without constraints are skipped
-        return method.factory(value).fit(*train.arrays)
+        model = method.factory(value).fit(*train.arrays)
+    status = getattr(getattr(model, "training_result_", None), "status", None)
+    if status == "interrupted" or interrupts.stop_requested():
+        raise KeyboardInterrupt
+    return model
 
 
 def same_ranking(a, b, qid):

@@ -16,6 +16,9 @@ Modules, one job each:
 ``plots``      per-query AP scatter and 11-point interpolated precision-recall curves.
 ``journal``    every finished trial / fold-method run kept on disk; ``--resume``.
 ``meter``      progress in finished units with an estimate of the time left.
+``units``      the independent units of a run (trials, fold-method runs) in this process, on
+               local worker processes (``--jobs N``) or on a Dask cluster (``--scheduler``),
+               to the same results.
 ``smart``      classic test collections in the SMART format (Cranfield, CISI, CACM).
 ``text``       stop list and Snowball stemmer.
 ``retrieval``  retrieval functions (BM25, SMART TF-IDF, query likelihood, DFR, axiomatic) on

@@ -20,6 +20,9 @@ writes, into ``--out``:
         --data ../shared/data/classic/cranfield --out runs/cranfield [--depth 1000] \\
         [--models bm25-k1.2-b0.75,dfr-dph]
 
+Ctrl-C or SIGTERM ends it with one line and status 130 / 143; every file written is whole
+(svmmap.atomic).
+
 The runs feed ``python -m svmmap.experiments.trec build`` (binned features of whole retrieval
 systems, the paper's regime).
 """
@@ -30,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import metrics
+from .. import interrupts, metrics
 from ..atomic import write_text_atomically
 from ..commands.common import positive_int
 from ..errors import SVMMapError, error_line
@@ -128,24 +131,35 @@ def main(argv=None):
                         help="comma-separated run names (default: all of "
                              "svmmap.experiments.retrieval.MODELS)")
     args = parser.parse_args(argv)
+    out = Path(args.out)
     try:
-        models = _select(args.models)
-        collection = smart.load(args.collection, args.data)
-        runs = make_runs(collection, models, args.depth)
-        out = Path(args.out)
-        (out / "runs").mkdir(parents=True, exist_ok=True)
-        write_text_atomically(out / "qrels.txt", qrels_lines(collection.qrels))
-        rows, report = [], {}
-        for model in models:
-            run = runs[model.name]
-            write_text_atomically(out / "runs" / f"{model.name}.run",
-                                  run_lines(run, model.name))
-            value, n_queries = run_map(run, collection.qrels)
-            rows.append([model.name, model.family, value])
-            report[model.name] = {"family": model.family, "params": dict(model.params),
-                                  "map": value}
+        with interrupts.handled():
+            md = _write_runs(args, out)
     except (SVMMapError, OSError) as err:
         parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
+    except KeyboardInterrupt:
+        parser.exit(interrupts.stopped(
+            parser.prog, f"the files written so far in {out} are whole (each is written "
+                         "atomically); rerun the command to write them all"))
+    print(md, end="")
+
+
+def _write_runs(args, out):
+    """Make and write every run, the qrels and the MAP table (module docstring); return the
+    table's markdown."""
+    models = _select(args.models)
+    collection = smart.load(args.collection, args.data)
+    runs = make_runs(collection, models, args.depth)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    write_text_atomically(out / "qrels.txt", qrels_lines(collection.qrels))
+    rows, report = [], {}
+    for model in models:
+        run = runs[model.name]
+        write_text_atomically(out / "runs" / f"{model.name}.run", run_lines(run, model.name))
+        value, n_queries = run_map(run, collection.qrels)
+        rows.append([model.name, model.family, value])
+        report[model.name] = {"family": model.family, "params": dict(model.params),
+                              "map": value}
     n_relevant = sum(r > 0 for j in collection.qrels.values() for r in j.values())
     md = "\n\n".join([
         f"Collection: {args.collection} ({len(collection.documents)} documents, "
@@ -159,7 +173,7 @@ def main(argv=None):
     write_text_atomically(out / "runs.json", json.dumps(
         {"collection": args.collection, "depth": args.depth, "queries": n_queries,
          "runs": report}, indent=1) + "\n")
-    print(md, end="")
+    return md
 
 
 if __name__ == "__main__":

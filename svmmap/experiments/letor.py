@@ -17,8 +17,14 @@ Writes ``letor.md``, ``letor.csv`` (one row per method and fold, and the means) 
 :mod:`.plots`) into ``--out``.
 
 Long runs: each finished (fold, method) grid search is appended to ``--out``/``letor.jsonl``
-(:mod:`.journal`); ``--resume`` continues an interrupted run to the same tables.  Progress:
-one line per fold and method with an estimate of the time left (:mod:`.meter`).
+(:mod:`.journal`); ``--resume`` continues an interrupted run to the same tables.  Ctrl-C and
+SIGTERM stop the run at once -- inside a fit too --, keep the finished units and end with one
+line saying how to resume, exit status 130 / 143 (svmmap.interrupts).  Progress: one line per
+fold and method with an estimate of the time left (:mod:`.meter`).
+
+Parallel units (:mod:`.units`): ``--jobs N`` runs N fold-method grid searches at a time on
+local worker processes, ``--scheduler tcp://host:port`` on a Dask cluster's workers (each
+reads the folds it needs itself, once); the tables are the same as one process's.
 """
 
 import argparse
@@ -27,20 +33,24 @@ import json
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from svmstruct_api.qp import QPError
 
-from .. import metrics
-from ..errors import SVMMapError
+from .. import interrupts, metrics
+from ..atomic import write_text_atomically
+from ..errors import SVMMapError, error_line
 from ..metrics import interpolated_precision
 from ..selection import select
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
 from .journal import Journal
 from .meter import Meter
+from .trials import add_parallel_options
+from .units import run_units
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))
@@ -71,38 +81,72 @@ def run_unit(method, split):
             "ap": dict(zip(map(str, ap.ids.tolist()), ap.values.tolist()))}
 
 
-def run(data, methods, folds=None, log=None, journal=None, meter=None):
-    """Run the protocol; returns a JSON-able dict (see :func:`render`).
+@dataclass(frozen=True)
+class LetorWork:
+    """Every fold-method unit of one run, as :mod:`.units` runs them: the fold folders
+    (``((fold, path), ...)``), the method names and the ``--grid`` options; small and
+    picklable.  A process reads each fold it needs once."""
+
+    folds: tuple
+    methods: tuple
+    grids: tuple = ()
+
+    def load(self):
+        """(methods by name, folds read so far): the folds are read as units need them."""
+        methods = registry.select_methods(list(self.methods),
+                                          registry.parse_grids(list(self.grids)))
+        return {m.name: m for m in methods}, {}
+
+    def run(self, state, key):
+        """The record of unit ``key``, ``"<fold>:<method>"``."""
+        methods, splits = state
+        fold, name = key.split(":", 1)
+        if fold not in splits:
+            splits[fold] = load_fold(dict(self.folds)[int(fold)])
+        return run_unit(methods[name], splits[fold])
+
+
+def run(work, journal=None, meter=None, log=None, jobs=1, scheduler=None, data=None):
+    """Run the protocol ``work`` (a :class:`LetorWork`); returns a JSON-able dict (see
+    :func:`render`; ``data`` names the data folder there).
 
     ``journal`` (:class:`.journal.Journal`): (fold, method) units found in it are taken from
-    it and each unit finished here is added (key ``"<fold>:<method>"``); ``meter``
-    (:class:`.meter.Meter`) is stepped after each unit finished here (else ``log``, if given,
-    gets one line per unit)."""
+    it and each unit finished here is added as it finishes (key ``"<fold>:<method>"``);
+    ``meter`` (:class:`.meter.Meter`) is stepped after each unit finished here (else ``log``,
+    if given, gets one line per unit).  ``jobs`` / ``scheduler``: where the units run
+    (:func:`.units.run_units`)."""
+    state = work.load()
+    methods = list(state[0].values())
     results = {m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
                         "per_query": {}}
                for m in methods}
     start = time.perf_counter()
-    for fold, path in find_folds(data, folds).items():
-        split = None
-        for method in methods:
-            key = f"{fold}:{method.name}"
-            record = journal.done.get(key) if journal is not None else None
-            if record is None:
-                split = split or load_fold(path)
-                record = run_unit(method, split)
-                if journal is not None:
-                    journal.add(key, record)
-                line = (f"Fold{fold} {method.label:<14} {record['value']:<12} vali MAP "
-                        f"{record['vali_map']:.4f}  test MAP {record['MAP']:.4f}  "
-                        f"{record['seconds']:.1f}s")
-                if meter is not None:
-                    meter.step(line)
-                elif log:
-                    log(line)
-            entry = results[method.name]
-            entry["grid"] = record["grid"]
-            entry["folds"][fold] = {k: v for k, v in record.items() if k not in ("grid", "ap")}
-            entry["per_query"].update({f"{fold}:{q}": v for q, v in record["ap"].items()})
+    keys = [f"{fold}:{m.name}" for fold, _ in work.folds for m in methods]
+    done = {} if journal is None else journal.done
+    records = {key: done[key] for key in keys if key in done}
+
+    def finished(key, record):
+        if journal is not None:
+            journal.add(key, record)
+        records[key] = record
+        fold, name = key.split(":", 1)
+        line = (f"Fold{fold} {state[0][name].label:<14} {record['value']:<12} vali MAP "
+                f"{record['vali_map']:.4f}  test MAP {record['MAP']:.4f}  "
+                f"{record['seconds']:.1f}s")
+        if meter is not None:
+            meter.step(line)
+        elif log:
+            log(line)
+
+    run_units(work, [key for key in keys if key not in records], finished, jobs, scheduler,
+              state)
+    for key in keys:
+        record = records[key]
+        fold, name = key.split(":", 1)
+        entry = results[name]
+        entry["grid"] = record["grid"]
+        entry["folds"][int(fold)] = {k: v for k, v in record.items() if k not in ("grid", "ap")}
+        entry["per_query"].update({f"{fold}:{q}": v for q, v in record["ap"].items()})
     for entry in results.values():
         entry["pr11"] = np.mean([f["pr11"] for f in entry["folds"].values()], axis=0).tolist()
     return {"data": str(data), "methods": results, "seconds": time.perf_counter() - start}
@@ -195,44 +239,54 @@ def main(argv=None):
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run kept in --out (letor.jsonl): its "
                              "finished fold-method pairs are read back, the others are run")
+    add_parallel_options(parser)
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.letor " + shlex.join(
         sys.argv[1:] if argv is None else argv)
-    journal = None
+    journal, meter, total = None, None, 0
     try:
-        # before the run (hours of work), not after it
-        tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
-        methods = registry.select_methods(registry.parse_names(args.methods),
-                                          registry.parse_grids(args.grid),
-                                          exclude=NOT_BY_DEFAULT)
-        folds = find_folds(args.data, parse_folds(args.folds))
-        config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
-                  "methods": [m.name for m in methods], "grid": args.grid or [],
-                  "folds": list(folds), "svm": registry.SVM_SETTINGS}
-        journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
-        total = len(folds) * len(methods)
-        meter = None if args.quiet else Meter(total, len(journal.done), label="runs")
-        try:
-            results = run(args.data, methods, list(folds), journal=journal, meter=meter)
-        finally:
-            if meter is not None:
-                meter.close()
-    except (SVMMapError, QPError) as err:
-        parser.exit(1, f"error: {err}\n")
+        with interrupts.handled():
+            # before the run (hours of work), not after it
+            tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
+            methods = registry.select_methods(registry.parse_names(args.methods),
+                                              registry.parse_grids(args.grid),
+                                              exclude=NOT_BY_DEFAULT)
+            folds = find_folds(args.data, parse_folds(args.folds))
+            work = LetorWork(tuple((f, str(path)) for f, path in folds.items()),
+                             tuple(m.name for m in methods), tuple(args.grid or ()))
+            config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
+                      "methods": [m.name for m in methods], "grid": args.grid or [],
+                      "folds": list(folds), "svm": registry.SVM_SETTINGS}
+            journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+            total = len(folds) * len(methods)
+            meter = None if args.quiet else Meter(total, len(journal.done), label="runs",
+                                                  workers=args.jobs)
+            try:
+                results = run(work, journal=journal, meter=meter, jobs=args.jobs,
+                              scheduler=args.scheduler, data=args.data)
+            finally:
+                journal.close()
+                if meter is not None:
+                    meter.close()
+            md, csv = render(results, command)
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            write_text_atomically(out / "letor.md", md)
+            write_text_atomically(out / "letor.csv", csv)
+            write_text_atomically(out / "letor.json",
+                                  json.dumps({"command": command, **results}, indent=1))
+    except (SVMMapError, QPError, OSError) as err:
+        parser.exit(1, f"error: {error_line(err)}\n")
     except KeyboardInterrupt:
-        if journal is None:
-            parser.exit(130, "interrupted\n")
-        parser.exit(130, f"interrupted: {len(journal.done)} of {total} fold-method runs are "
-                         f"kept in {journal.path}; rerun the command with --resume to "
-                         "continue\n")
-    md, csv = render(results, command)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "letor.md").write_text(md)
-    (out / "letor.csv").write_text(csv)
-    (out / "letor.json").write_text(json.dumps({"command": command, **results}, indent=1))
+        kept = None if journal is None else (
+            f"{len(journal.done)} of {total} fold-method runs are kept in {journal.path}; "
+            "rerun the command with --resume to continue")
+        parser.exit(interrupts.stopped(parser.prog, kept))
     print(md)
 
 
 if __name__ == "__main__":
-    main()
+    # run the importable module's main: its LetorWork pickles by reference (:mod:`.units`)
+    from svmmap.experiments.letor import main as letor_main
+
+    letor_main()

@@ -5,6 +5,17 @@ The estimate is the mean wall time of the units finished in this session times t
 left (units taken from a journal cost nothing and do not count).  On a terminal the meter is a
 tqdm bar on stderr and each unit's line is written above it; otherwise (a log file, a pipe)
 each unit's line ends with ``[done/total, elapsed, ~left]``.
+
+Units run in parallel (``--jobs N``): the elapsed time over the units finished is the wall
+time per unit, whatever ran them, once N units have finished; before that the N running
+units started together and finish together, so the first finished counts for
+``min(N, units of the session)`` (``workers``): after the first of four trials on two workers
+the estimate is 1.5 times its time, not 3 times (benchmarks/results/parallel_trials.md
+measured 2x overestimates with the plain rule).
+
+One meter can count several runs (``trec_tables``: two sets of trials): its owner gives the
+total of all of them, and each run adds the units it takes from its journal
+(:meth:`Meter.restored`).
 """
 
 import sys
@@ -14,11 +25,12 @@ from ..progress import _duration
 
 
 class Meter:
-    """Counts ``total`` units of which ``done`` are finished already; :meth:`step` after each
-    unit this session finishes."""
+    """Counts ``total`` units of which ``done`` are finished already, run ``workers`` at a
+    time; :meth:`step` after each unit this session finishes."""
 
-    def __init__(self, total, done=0, stream=None, tty=None, label="trials"):
+    def __init__(self, total, done=0, stream=None, tty=None, label="trials", workers=1):
         self.total, self.done = total, done
+        self.workers = workers
         self.stream = sys.stdout if stream is None else stream
         self._start = time.monotonic()
         self._session = 0
@@ -32,12 +44,21 @@ class Meter:
                              label.endswith("s") else label, desc=label, file=sys.stderr,
                              leave=False, mininterval=0)  # units take minutes: draw each
 
+    def restored(self, units):
+        """``units`` more are finished already (taken from a journal): counted done, not
+        timed."""
+        self.done += units
+        if self._bar is not None:
+            self._bar.update(units)
+
     def seconds_left(self):
         """Estimated seconds until every unit is done; None before the first unit."""
         if self._session == 0:
             return None
         elapsed = time.monotonic() - self._start
-        return elapsed / self._session * (self.total - self.done)
+        left = self.total - self.done
+        finished = max(self._session, min(self.workers, self._session + left))
+        return elapsed / finished * left
 
     def step(self, line):
         """One more unit finished; ``line`` says what it gave."""

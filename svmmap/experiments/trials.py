@@ -48,10 +48,17 @@ every query of the set; or the files given).
 Writes ``trials.md``, ``trials.csv`` and ``trials.json`` into ``--out``.
 
 Long runs: each finished trial is appended to ``--out``/``trials.jsonl`` at once
-(:mod:`.journal`); after an interruption (Ctrl-C, a crash, a killed job) the same command with
-``--resume`` reads the finished trials back and runs the rest, to the same tables as an
-uninterrupted run.  Progress: one line per trial with the trials done and an estimate of the
-time left (:mod:`.meter`; a tqdm bar on a terminal).
+(:mod:`.journal`); after an interruption (Ctrl-C, SIGTERM, a crash, a killed job) the same
+command with ``--resume`` reads the finished trials back and runs the rest, to the same tables
+as an uninterrupted run.  Ctrl-C and SIGTERM stop the run at once -- inside a fit too -- keep
+the finished trials and end with one line saying how to resume, exit status 130 / 143
+(svmmap.interrupts).  Progress: one line per trial with the trials done and an estimate of
+the time left (:mod:`.meter`; a tqdm bar on a terminal).
+
+Parallel trials (:mod:`.units`): ``--jobs N`` runs N trials at a time on local worker
+processes, ``--scheduler tcp://host:port`` on the workers of a Dask cluster (each worker reads
+``--data`` itself, once: the paths must be valid there).  The tables are the same, bit for
+bit, as one process's (wall times aside); ``--resume`` and the estimate work as in one process.
 """
 
 import argparse
@@ -60,21 +67,24 @@ import json
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from svmstruct_api.qp import QPError
 
-from .. import metrics
+from .. import interrupts, metrics
+from ..atomic import write_text_atomically
 from ..commands.common import positive_int
-from ..errors import SVMMapError
+from ..errors import SVMMapError, error_line
 from ..metrics import interpolated_precision
 from ..selection import low_end_stable, select
 from . import registry, stats, tables
 from .datasets import load_pool
 from .journal import Journal
 from .meter import Meter
+from .units import run_units
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
@@ -143,41 +153,85 @@ def _method_record(method, parts, patience):
             "pr11": interpolated_precision(scores, parts[2].y, parts[2].qid).tolist()}
 
 
-def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None, journal=None,
-        meter=None, patience=None):
-    """Run the protocol on ``pool`` (a Split) over the query ids ``ids``; a JSON-able dict.
+@dataclass(frozen=True)
+class TrialWork:
+    """Every trial of one protocol run, as :mod:`.units` runs them: the data paths, the
+    methods (names, ``--grid`` options, binning and SVM settings) and the design; small and
+    picklable, so that a worker process rebuilds the pool and the methods from it once."""
 
-    ``journal`` (:class:`.journal.Journal`): trials found in it are taken from it, and each
-    trial finished here is added to it; ``meter`` (:class:`.meter.Meter`) is stepped after
-    each trial finished here (else ``log``, if given, gets one line per trial)."""
+    data: tuple
+    methods: tuple
+    grids: tuple = ()
+    n_bins: int = 0
+    bin_per_query: object = None
+    settings: tuple = ()
+    n_trials: int = 50
+    sizes: tuple = SIZES
+    seed: int = 0
+    bin_spacing: object = None
+    patience: object = None
+
+    def make_methods(self):
+        """The configured methods (svmmap.experiments.registry)."""
+        methods = registry.select_methods(list(self.methods),
+                                          registry.parse_grids(list(self.grids)),
+                                          self.n_bins or None)
+        return registry.configure_svms(methods, self.bin_per_query, self.bin_spacing,
+                                       **dict(self.settings))
+
+    def load(self):
+        """(pool, ids, methods, design): read the pool, build the methods."""
+        pool, ids = load_pool(list(self.data))
+        return pool, ids, self.make_methods(), balanced_design(len(ids), self.n_trials,
+                                                               self.sizes, self.seed)
+
+    def run(self, state, key):
+        """The record of trial ``key`` (its index, a string)."""
+        pool, ids, methods, design = state
+        return run_trial(pool, ids, methods, design[int(key)], self.patience)
+
+
+def run(work, state=None, journal=None, meter=None, log=None, jobs=1, scheduler=None):
+    """Run the protocol ``work`` (a :class:`TrialWork`); a JSON-able dict.
+
+    ``state``: ``work.load()`` when the caller has loaded it.  ``journal``
+    (:class:`.journal.Journal`): trials found in it are taken from it, and each trial
+    finished here is added to it as it finishes; ``meter`` (:class:`.meter.Meter`) is
+    stepped after each trial finished here (else ``log``, if given, gets one line per trial).
+    ``jobs`` / ``scheduler``: where the trials run (:func:`.units.run_units`)."""
     start = time.perf_counter()
-    design = balanced_design(len(ids), n_trials, sizes, seed)
-    keys = [str(q) for q in ids.tolist()]
-    records = []
-    for t, trial in enumerate(design):
-        record = journal.done.get(str(t)) if journal is not None else None
-        if record is None:
-            record = run_trial(pool, ids, methods, trial, patience)
-            if journal is not None:
-                journal.add(str(t), record)
-            line = f"trial {t + 1}/{n_trials}: " + "  ".join(
-                f"{m.label} {record[m.name]['map']:.4f}" for m in methods)
-            if meter is not None:
-                meter.step(line)
-            elif log:
-                log(line)
-        records.append(record)
+    pool, ids, methods, design = state = work.load() if state is None else state
+    n_trials = len(design)
+    done = {} if journal is None else journal.done
+    keys = [str(t) for t in range(n_trials)]
+    records = {key: done[key] for key in keys if key in done}
+
+    def finished(key, record):
+        if journal is not None:
+            journal.add(key, record)
+        records[key] = record
+        line = f"trial {int(key) + 1}/{n_trials}: " + "  ".join(
+            f"{m.label} {record[m.name]['map']:.4f}" for m in methods)
+        if meter is not None:
+            meter.step(line)
+        elif log:
+            log(line)
+
+    run_units(work, [key for key in keys if key not in records], finished, jobs, scheduler,
+              state)
+    query_keys = [str(q) for q in ids.tolist()]
     results = {m.name: {"label": m.label, "param": m.param, "grid": None, "trial_map": [],
                         "chosen": [], "end": [], "low_end_stable": [], "seconds": 0.0,
-                        "failed": 0, "per_query": dict.fromkeys(keys, 0.0), "pr11": []}
+                        "failed": 0, "per_query": dict.fromkeys(query_keys, 0.0), "pr11": []}
                for m in methods}
-    for record in records:
+    for key in keys:
+        record = records[key]
         for method in methods:
             done, entry = record[method.name], results[method.name]
             entry["trial_map"].append(done["map"])
             entry["grid"] = done["grid"]
-            for key in ("chosen", "end", "low_end_stable", "pr11"):
-                entry[key].append(done[key])
+            for name in ("chosen", "end", "low_end_stable", "pr11"):
+                entry[name].append(done[name])
             entry["seconds"] += done["seconds"]
             entry["failed"] += done["failed"]
             for q, v in done["ap"].items():
@@ -185,9 +239,11 @@ def run(pool, ids, methods, n_trials=50, sizes=SIZES, seed=0, log=None, journal=
     for entry in results.values():
         entry["pr11"] = np.mean(entry["pr11"], axis=0).tolist()
     counts = role_counts(design, len(ids))
-    return {"pool_queries": len(ids), "trials": n_trials, "sizes": list(sizes), "seed": seed,
+    return {"pool_queries": len(ids), "trials": n_trials, "sizes": list(work.sizes),
+            "seed": work.seed,
             "role_counts": {r: [int(c.min()), int(c.max())] for r, c in counts.items()},
-            "methods": results, "base_functions": _base_functions(pool, ids, design, keys),
+            "methods": results, "base_functions": _base_functions(pool, ids, design,
+                                                                  query_keys),
             "seconds": time.perf_counter() - start}
 
 
@@ -296,7 +352,21 @@ def _default_bins():
     return 50
 
 
-def main(argv=None):
+def add_parallel_options(parser):
+    """``--jobs`` and ``--scheduler`` (trials, letor, trec_tables)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=positive_int, default=1,
+                       help="run this many units (trials) at a time in local worker "
+                            "processes (default 1: this process); the tables are the same")
+    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="run the units on the workers of the Dask scheduler at ADDRESS "
+                            "(tcp://host:port); each worker reads --data itself")
+
+
+def main(argv=None, meter=None):
+    """The command (module docstring).  ``meter``: a :class:`.meter.Meter` owned by the
+    caller, counting this run's trials among others (trec_tables: both of its runs); it is
+    stepped, not closed.  Ctrl-C / SIGTERM: one line on stderr and SystemExit(130 / 143)."""
     parser = argparse.ArgumentParser(
         prog="python -m svmmap.experiments.trials",
         description="The paper's protocol: T balanced trials of 10 train / 5 validation / "
@@ -342,53 +412,71 @@ def main(argv=None):
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run kept in --out (trials.jsonl): its "
                              "finished trials are read back, the others are run")
+    add_parallel_options(parser)
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.trials " + shlex.join(
         sys.argv[1:] if argv is None else argv)
     n_bins = _default_bins() if args.bin is None else args.bin
-    journal = None
     try:
         sizes = tuple(int(s) for s in args.sizes.split(","))
         if len(sizes) != 3:
             raise ValueError
     except ValueError:
         parser.exit(1, f"error: bad --sizes {args.sizes!r}: expected train,vali,test\n")
+    journal, own_meter = None, None
     try:
-        # before the run (hours of work), not after it
-        tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
-        methods = registry.select_methods(registry.parse_names(args.methods),
-                                          registry.parse_grids(args.grid), n_bins or None)
-        settings = {k: v for k, v in (("epsilon", args.epsilon),
-                                      ("algorithm", args.algorithm)) if v is not None}
-        if args.bin_per_query and not n_bins:
-            raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
-        if args.bin_spacing and not n_bins:
-            raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
-        methods = registry.configure_svms(methods, args.bin_per_query, args.bin_spacing,
-                                          **settings)
-        pool, ids = load_pool(args.data)
-        svm = {**registry.SVM_SETTINGS, **settings}
-        config = {"protocol": "trials", "data": [str(Path(d).resolve()) for d in args.data],
-                  "methods": [m.name for m in methods], "grid": args.grid or [],
-                  "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
-                  "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
-                  **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
-                  **({"patience": args.patience} if args.patience else {})}
-        journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
-        meter = None if args.quiet else Meter(args.trials, len(journal.done))
-        try:
-            results = run(pool, ids, methods, args.trials, sizes, args.seed,
-                          journal=journal, meter=meter, patience=args.patience)
-        finally:
+        with interrupts.handled():
+            # before the run (hours of work), not after it
+            tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
+            if args.bin_per_query and not n_bins:
+                raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
+            if args.bin_spacing and not n_bins:
+                raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
+            settings = {k: v for k, v in (("epsilon", args.epsilon),
+                                          ("algorithm", args.algorithm)) if v is not None}
+            names = registry.parse_names(args.methods)
+            chosen = registry.select_methods(names, registry.parse_grids(args.grid),
+                                             n_bins or None)
+            work = TrialWork(tuple(args.data), tuple(m.name for m in chosen),
+                             tuple(args.grid or ()), n_bins, args.bin_per_query,
+                             tuple(sorted(settings.items())), args.trials, sizes, args.seed,
+                             args.bin_spacing, args.patience)
+            work.make_methods()  # the settings refused before the data is read
+            state = work.load()
+            svm = {**registry.SVM_SETTINGS, **settings}
+            config = {"protocol": "trials",
+                      "data": [str(Path(d).resolve()) for d in args.data],
+                      "methods": list(work.methods), "grid": args.grid or [],
+                      "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
+                      "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
+                      **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
+                      **({"patience": args.patience} if args.patience else {})}
+            journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+            if meter is None and not args.quiet:
+                meter = own_meter = Meter(args.trials, workers=args.jobs)
             if meter is not None:
-                meter.close()
-    except (SVMMapError, QPError) as err:
-        parser.exit(1, f"error: {err}\n")
+                meter.restored(len(journal.done))
+            try:
+                results = run(work, state, journal=journal, meter=meter, jobs=args.jobs,
+                              scheduler=args.scheduler)
+            finally:
+                journal.close()
+                if own_meter is not None:
+                    own_meter.close()
+            md = write_tables(results, command, args, n_bins, svm)
+    except (SVMMapError, QPError, OSError) as err:
+        parser.exit(1, f"error: {error_line(err)}\n")
     except KeyboardInterrupt:
-        if journal is None:
-            parser.exit(130, "interrupted\n")
-        parser.exit(130, f"interrupted: {len(journal.done)} of {args.trials} trials are kept "
-                         f"in {journal.path}; rerun the command with --resume to continue\n")
+        kept = None if journal is None else (
+            f"{len(journal.done)} of {args.trials} trials are kept in {journal.path}; rerun "
+            "the command with --resume to continue")
+        parser.exit(interrupts.stopped(parser.prog, kept))
+    print(md)
+
+
+def write_tables(results, command, args, n_bins, svm):
+    """Write ``trials.md``, ``trials.csv`` and ``trials.json`` into ``args.out``, each
+    atomically; return the markdown."""
     features = (f"binned, {n_bins} thresholds per base function (Section 4.2)" if n_bins
                 else "raw input features")
     if args.bin_per_query:
@@ -403,12 +491,15 @@ def main(argv=None):
     md, csv = render(results, command, data, features)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "trials.md").write_text(md)
-    (out / "trials.csv").write_text(csv)
-    (out / "trials.json").write_text(json.dumps(
+    write_text_atomically(out / "trials.md", md)
+    write_text_atomically(out / "trials.csv", csv)
+    write_text_atomically(out / "trials.json", json.dumps(
         {"command": command, "data": data, "features": features, **results}, indent=1))
-    print(md)
+    return md
 
 
 if __name__ == "__main__":
-    main()
+    # run the importable module's main: its TrialWork pickles by reference (:mod:`.units`)
+    from svmmap.experiments.trials import main as trials_main
+
+    trials_main()

@@ -6,6 +6,7 @@ Interruptions land where they are tested by construction: the model selection of
 trial (unit) raises, or -- in a child process -- announces that it has started and waits
 until the test signals it."""
 
+import io
 import json
 import os
 import re
@@ -241,3 +242,45 @@ def test_meter_on_a_terminal_writes_lines_above_a_bar(capsys):
     meter.close()
     assert lines.getvalue().splitlines() == ["trial 2/3: a", "trial 3/3: b"]
     assert "3/3" in capsys.readouterr().err      # the bar, on stderr
+
+
+def test_one_meter_counts_two_runs_and_their_resumed_trials(pool_file, tmp_path, capsys,
+                                                             monkeypatch):
+    """trec_tables' case: a meter owned by the caller, total = both runs' trials; trials
+    taken from a journal count as done (not timed), each trial finished steps it."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    _interrupt_at(monkeypatch, trials, 3 * METHODS_PER_TRIAL + 1, KeyboardInterrupt)
+    with pytest.raises(SystemExit):
+        trials.main(["--data", str(pool_file), "--out", str(first), "-q", *TRIAL_ARGS])
+    monkeypatch.undo()
+    capsys.readouterr()
+    meter = Meter(total=24, stream=sys.stdout, tty=False)
+    trials.main(["--data", str(pool_file), "--out", str(first), "--resume", *TRIAL_ARGS],
+                meter=meter)
+    trials.main(["--data", str(pool_file), "--out", str(second), *TRIAL_ARGS], meter=meter)
+    lines = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("trial ")]
+    assert meter.done == 24 and len(lines) == 24 - 3
+    assert re.search(r"\[4/24, \S+ elapsed, ~\S+ left\]$", lines[0])
+    assert re.search(r"\[24/24, \S+ elapsed, ~0s left\]$", lines[-1])
+
+
+def test_the_estimate_counts_the_units_running_beside_the_first(monkeypatch):
+    """Four units on two workers, a clock the test sets: after the first (10 s) the other
+    is taken to finish with it, 3 left -> 15 s; from the second on, elapsed / finished."""
+    from svmmap.experiments import meter as meter_module
+
+    clock = [0.0]
+    monkeypatch.setattr(meter_module.time, "monotonic", lambda: clock[0])
+    parallel = Meter(total=4, stream=io.StringIO(), tty=False, workers=2)
+    serial = Meter(total=4, stream=io.StringIO(), tty=False)
+    clock[0] = 10.0
+    parallel.step("1")
+    serial.step("1")
+    assert parallel.seconds_left() == 15.0 and serial.seconds_left() == 30.0
+    clock[0] = 11.0
+    parallel.step("2")
+    assert parallel.seconds_left() == 11.0
+    clock[0] = 21.0
+    parallel.step("3")
+    assert parallel.seconds_left() == 7.0
