@@ -40,11 +40,13 @@ import csv
 import re
 from pathlib import Path
 
+from .. import interrupts
 from ..atomic import write_text_atomically
 from ..commands.common import positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from . import tables, trec, trials
 from .datasets import is_array_folder, load_arrays, save_arrays
+from .meter import Meter
 
 #: the paper's rows: SVM-MAP against SVM-ROC and the accuracy SVMs
 PAPER_METHODS = "svm-map,svm-roc,svm-acc,svm-acc2,svm-acc3,svm-acc4"
@@ -170,49 +172,76 @@ def main(argv=None):
                              "distinct score values (default values: svmmap.features)")
     parser.add_argument("--depth", type=positive_int, default=1000,
                         help="documents per run and query (default 1000)")
+    parser.add_argument("--patience", type=positive_int, default=None,
+                        help="stop each SVM's C path after this many C values in a row below "
+                             "the best on validation (as for svmmap.experiments.trials)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=positive_int, default=1,
+                       help="trials run at once in local worker processes (default 1)")
+    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="run the trials on this Dask cluster (tcp://host:port)")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted command (the trials kept in --out)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    args, passed = parser.parse_known_args(argv)
+    args = parser.parse_args(argv)
     out = Path(args.out)
+    # one meter for both protocol runs: its estimate of the time left covers them both
+    meter = None if args.quiet else Meter(2 * args.trials, workers=args.jobs)
     try:
-        selection = [s.strip() for s in args.select.split(",") if s.strip()]
-        run_list = read_run_list(args.run_list) if args.run_list else None
-        paths, tags, said = select_runs(run_files(args.runs), selection, run_list,
-                                        args.run_list)
-        runs = trec.RunSet(paths, args.qrels, args.depth)
-        names = feature_names(runs.tags, runs.paths)
-        ranking = sorted(range(len(paths)), key=lambda r: -runs.maps[r])
-        best = ranking[0]
-        official = ""
-        if run_list is not None and run_list.get(runs.tags[best], {}).get("official_map"):
-            official = f" (official MAP {run_list[runs.tags[best]]['official_map']})"
-        sections = [
-            f"Runs: {said} in {args.runs}; qrels {args.qrels}; best run {names[best]} "
-            f"(MAP {runs.maps[best]:.4f}{official}, file {runs.paths[best].name}), left out "
-            "of the second data set.",
-            tables.markdown(["run", "file", "MAP"],
-                            [[names[r], runs.paths[r].name, runs.maps[r]] for r in ranking]),
-            "MAP: trec_eval convention over the judged queries, top "
-            f"{args.depth} documents per query."]
-        for name, title in VARIANTS:
-            keep = [r for r in range(len(paths)) if name == "all" or r != best]
-            folder = out / name
-            _data_set(runs, keep, folder / "data", [names[r] for r in keep], args.resume)
-            command = ["--data", str(folder / "data"), "--out", str(folder),
-                       "--trials", str(args.trials), "--sizes", args.sizes,
-                       "--seed", str(args.seed), "--methods", args.methods,
-                       "--bin-spacing", args.bin_spacing, *passed]
-            command += [x for g in args.grid or [] for x in ("--grid", g)]
-            command += ["--resume"] * args.resume + ["-q"] * args.quiet
-            trials.main(command)
-            features = ", ".join(f"feature {i} = {names[r]}" for i, r in enumerate(keep, 1))
-            sections += [f"## {title.capitalize()} ({len(keep)} base functions)",
-                         (folder / "trials.md").read_text().strip(), f"Features: {features}."]
+        with interrupts.handled():
+            sections, paths, names, best = _tables(args, out, meter)
     except (SVMMapError, OSError) as err:
         parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
+    except KeyboardInterrupt:
+        parser.exit(interrupts.stopped(parser.prog, "the finished trials are kept in "
+                                       f"{out}; rerun the command with --resume to continue"))
+    finally:
+        if meter is not None:
+            meter.close()
     write_text_atomically(out / "tables.md", "\n\n".join(sections) + "\n")
     print(f"{out / 'tables.md'}: {len(paths)} runs; best run {names[best]}")
+
+
+def _tables(args, out, meter):
+    """The sections of ``tables.md`` (module docstring, steps 1-3), the runs' paths and
+    names, and the best run's number."""
+    selection = [s.strip() for s in args.select.split(",") if s.strip()]
+    run_list = read_run_list(args.run_list) if args.run_list else None
+    paths, tags, said = select_runs(run_files(args.runs), selection, run_list,
+                                    args.run_list)
+    runs = trec.RunSet(paths, args.qrels, args.depth)
+    names = feature_names(runs.tags, runs.paths)
+    ranking = sorted(range(len(paths)), key=lambda r: -runs.maps[r])
+    best = ranking[0]
+    official = ""
+    if run_list is not None and run_list.get(runs.tags[best], {}).get("official_map"):
+        official = f" (official MAP {run_list[runs.tags[best]]['official_map']})"
+    sections = [
+        f"Runs: {said} in {args.runs}; qrels {args.qrels}; best run {names[best]} "
+        f"(MAP {runs.maps[best]:.4f}{official}, file {runs.paths[best].name}), left out "
+        "of the second data set.",
+        tables.markdown(["run", "file", "MAP"],
+                        [[names[r], runs.paths[r].name, runs.maps[r]] for r in ranking]),
+        "MAP: trec_eval convention over the judged queries, top "
+        f"{args.depth} documents per query."]
+    for name, title in VARIANTS:
+        keep = [r for r in range(len(paths)) if name == "all" or r != best]
+        folder = out / name
+        _data_set(runs, keep, folder / "data", [names[r] for r in keep], args.resume)
+        command = ["--data", str(folder / "data"), "--out", str(folder),
+                   "--trials", str(args.trials), "--sizes", args.sizes,
+                   "--seed", str(args.seed), "--methods", args.methods,
+                   "--bin-spacing", args.bin_spacing]
+        command += [x for g in args.grid or [] for x in ("--grid", g)]
+        command += ["--patience", str(args.patience)] * bool(args.patience)
+        command += (["--scheduler", args.scheduler] if args.scheduler
+                    else ["--jobs", str(args.jobs)])
+        command += ["--resume"] * args.resume + ["-q"] * args.quiet
+        trials.main(command, meter=meter)
+        features = ", ".join(f"feature {i} = {names[r]}" for i, r in enumerate(keep, 1))
+        sections += [f"## {title.capitalize()} ({len(keep)} base functions)",
+                     (folder / "trials.md").read_text().strip(), f"Features: {features}."]
+    return sections, paths, names, best
 
 
 if __name__ == "__main__":
