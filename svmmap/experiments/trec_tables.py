@@ -215,10 +215,10 @@ def _tables(args, out, meter):
     best = ranking[0]
     official = ""
     if run_list is not None and run_list.get(runs.tags[best], {}).get("official_map"):
-        official = f" (official MAP {run_list[runs.tags[best]]['official_map']})"
+        official = f"; official MAP {run_list[runs.tags[best]]['official_map']}"
     sections = [
         f"Runs: {said} in {args.runs}; qrels {args.qrels}; best run {names[best]} "
-        f"(MAP {runs.maps[best]:.4f}{official}, file {runs.paths[best].name}), left out "
+        f"(MAP {runs.maps[best]:.4f}{official}; file {runs.paths[best].name}), left out "
         "of the second data set.",
         tables.markdown(["run", "file", "MAP"],
                         [[names[r], runs.paths[r].name, runs.maps[r]] for r in ranking]),
