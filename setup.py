@@ -107,6 +107,11 @@ setup(
         "experiments": ["PyStemmer>=2.2", "bm25s>=0.2"],
         # svmmap.dask: training and prediction on a Dask cluster (svmmap_learn --dask-workers)
         "dask": ["dask[distributed]>=2023.1"],
+        # the manual: mkdocs build --strict -f docs/mkdocs.yml (docs/: MkDocs 1.6's
+        # File.generated for the figures, the Material theme, the API reference by
+        # mkdocstrings' Python handler; matplotlib draws the figures of docs/examples)
+        "docs": ["mkdocs>=1.6.1,<2", "mkdocs-material>=9.8,<10", "mkdocstrings[python]>=1.0,<2",
+                 "mkdocstrings-python>=2.0,<3", "matplotlib>=3.5"],
     },
     entry_points={
         "console_scripts": [

@@ -1,8 +1,12 @@
-"""README.md shows what the commands print: every fenced block with ``$ command`` lines is run
-(in a scratch directory that sees the repository's data/), and each command's standard output
-must match the lines shown under it.  In the expected text, ``...`` inside a line matches any
-characters, and a line that is only ``...`` matches any number of lines.  Progress goes to
-standard error and is not part of what README shows."""
+"""README.md and the manual (docs/pages, and the front door README docs/README_front_door.md)
+show what the commands print: every fenced block with ``$ command`` lines is run (in a scratch
+directory that sees the repository's data/; the manual's pages in the order of its nav, one
+directory for all of them, so a page may use what an earlier one wrote), and each command's
+standard output must match the lines shown under it.  In the expected text, ``...`` inside a
+line matches any characters, and a line that is only ``...`` matches any number of lines.
+Progress goes to standard error and is not part of what the documents show.  Their Python
+blocks run too (the manual's blocks that include an example script, ``--8<--``, are run by
+the docs build: tests/commands/test_docs.py)."""
 
 import json
 import os
@@ -17,6 +21,36 @@ import pytest
 from conftest import ROOT
 
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+PYTHON_FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+MKDOCS_CONFIG = ROOT / "docs" / "mkdocs.yml"
+
+
+def manual_pages():
+    """The manual's Markdown pages in the order of mkdocs.yml's nav."""
+    if not MKDOCS_CONFIG.is_file():
+        return []
+    config = MKDOCS_CONFIG.read_text(encoding="utf-8")
+    pages = MKDOCS_CONFIG.parent / re.search(r"^docs_dir: (\S+)$", config, re.M).group(1)
+    entries = re.findall(r'^\s+- (?:"[^"]*"|[^:"]+): (\S+\.md)$', config, re.M)
+    return [pages / name for name in entries]
+
+
+#: name -> the files that are checked together, in order
+DOCUMENTS = {name: files for name, files in {
+    "README.md": [ROOT / "README.md"],
+    "docs/README_front_door.md": [ROOT / "docs" / "README_front_door.md"],
+    "docs/pages": manual_pages(),
+}.items() if files and all(f.is_file() for f in files)}
+
+
+def document_text(name):
+    return "\n".join(f.read_text(encoding="utf-8") for f in DOCUMENTS[name])
+
+
+def python_blocks(text):
+    """The ```python blocks of ``text`` that hold code (not a snippet include)."""
+    return [block for block in PYTHON_FENCE.findall(text)
+            if not block.lstrip().startswith("--8<--")]
 
 
 def sessions(text):
@@ -56,9 +90,17 @@ def test_matcher():
     assert sessions("```\n$ x\n1\n$ y\n```\n```\nno\n```\n") == [("x", ["1"]), ("y", [])]
 
 
-def test_readme_commands_print_what_readme_shows(tmp_path):
-    found = sessions((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(found) >= 4, "README's quick start has no $ commands"
+def test_the_manual_is_checked():
+    """The manual's pages are found (a renamed config or nav would silently check nothing)."""
+    assert "docs/pages" in DOCUMENTS, "docs/mkdocs.yml or a page of its nav is missing"
+    assert len(DOCUMENTS["docs/pages"]) >= 10
+    assert any(sessions(f.read_text()) for f in DOCUMENTS["docs/pages"])
+
+
+@pytest.mark.parametrize("document", sorted(DOCUMENTS))
+def test_readme_commands_print_what_readme_shows(document, tmp_path):
+    found = sessions(document_text(document))
+    assert len(found) >= 4, f"{document}'s quick start has no $ commands"
     (tmp_path / "data").symlink_to(ROOT / "data")
     if shutil.which("svmmap_learn") is None:
         pytest.fail("svmmap_learn is not installed: run the install command of README.md")
@@ -66,33 +108,42 @@ def test_readme_commands_print_what_readme_shows(tmp_path):
     for command, expected in found:
         proc = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True,
                               text=True, env=env, executable="/bin/bash")
-        assert proc.returncode == 0, f"$ {command}\n{proc.stderr}"
+        assert proc.returncode == 0, f"{document}: $ {command}\n{proc.stderr}"
         actual = proc.stdout.splitlines()
         assert matches(expected, actual), (
-            f"$ {command}\nREADME shows:\n" + "\n".join(expected)
+            f"{document}: $ {command}\nit shows:\n" + "\n".join(expected)
             + "\nthe command prints:\n" + proc.stdout)
 
 
-def test_readme_python_runs(tmp_path, monkeypatch, capsys):
-    """The Python section runs as written and prints the MAP its comment states."""
-    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+@pytest.mark.parametrize("document", sorted(DOCUMENTS))
+def test_readme_python_runs(document, tmp_path, monkeypatch, capsys):
+    """The Python blocks run as written, in order, and the first line printed is the MAP the
+    quick start's comment states."""
+    blocks = python_blocks(document_text(document))
     assert blocks
     monkeypatch.chdir(tmp_path)
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
-    shown = re.search(r"MAP \(LETOR convention\): ([0-9.]+)", blocks[0]).group(1)
+        exec(compile(block, document, "exec"), {})
+    shown = next(re.search(r"MAP \(LETOR convention\): ([0-9.]+)", block).group(1)
+                 for block in blocks if "MAP (LETOR convention)" in block)
     assert capsys.readouterr().out.splitlines()[0] == shown
 
 
-def _python_blocks():
-    return re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
+DASK_DOCUMENTS = [name for name in sorted(DOCUMENTS)
+                  if any("svmmap.dask" in block for block in python_blocks(document_text(name)))]
 
 
-def test_readme_dask_script_runs_as_a_script(tmp_path):
+def test_the_dask_script_is_shown():
+    assert "docs/pages" in DASK_DOCUMENTS
+
+
+@pytest.mark.parametrize("document", DASK_DOCUMENTS)
+def test_readme_dask_script_runs_as_a_script(document, tmp_path):
     """The Dask section's Python is a script (worker processes import it: the work sits under
     ``if __name__ == "__main__":``); run as ``python script.py`` it trains and scores."""
     pytest.importorskip("dask.distributed")
-    scripts = [block for block in _python_blocks() if "svmmap.dask" in block]
+    scripts = [block for block in python_blocks(document_text(document))
+               if "svmmap.dask" in block]
     assert len(scripts) == 1 and 'if __name__ == "__main__":' in scripts[0]
     (tmp_path / "dask_example.py").write_text(scripts[0])
     proc = subprocess.run([sys.executable, "dask_example.py"], cwd=tmp_path,
@@ -100,6 +151,14 @@ def test_readme_dask_script_runs_as_a_script(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert re.fullmatch(r"9630 documents scored, MAP 0\.\d{4}\n46 weights\n", proc.stdout)
     assert (tmp_path / "model.json").is_file()
+
+
+def documents_with(heading):
+    """The texts of the documents that hold ``heading`` (README now, the manual's page after
+    README becomes the front door); at least one must."""
+    texts = [document_text(name) for name in sorted(DOCUMENTS) if heading in document_text(name)]
+    assert texts, f"no document holds {heading!r}"
+    return texts
 
 
 def _table_after(text, heading):
@@ -113,25 +172,29 @@ def _table_after(text, heading):
     return rows
 
 
-def test_readme_letor_table_is_letor_json():
-    """Every svmmap figure of README's LETOR table is the mean test MAP over the folds that the
-    file it cites records, and README quotes the command that file records."""
-    readme = (ROOT / "README.md").read_text()
+LETOR_HEADING = "OHSUMED (LETOR 3.0, QueryLevelNorm), 5-fold test MAP"
+
+
+@pytest.mark.parametrize("readme", documents_with(LETOR_HEADING))
+def test_readme_letor_table_is_letor_json(readme):
+    """Every svmmap figure of the LETOR table (README's, the manual's) is the mean test MAP
+    over the folds that the file it cites records, and the text quotes the command that file
+    records."""
     results = json.loads((ROOT / "benchmarks/results/letor_ohsumed/letor.json").read_text())
     assert f"`{results['command']}`" in readme.replace("\n", " ")
     means = {m["label"]: float(np.mean([fold["MAP"] for fold in m["folds"].values()]))
              for m in results["methods"].values()}
-    rows = _table_after(readme, "OHSUMED (LETOR 3.0, QueryLevelNorm), 5-fold test MAP")
+    rows = _table_after(readme, LETOR_HEADING)
     shown = {label: cells[0] for label, cells in rows.items() if cells[0] != "-"}
     assert len(shown) == 8
     for label, figure in shown.items():
         assert f"{means[label]:.4f}" == figure, label
 
 
-def test_readme_trials_table_and_commands_are_the_recorded_ones():
-    """The SVM figures of README's trials table are the mean trial MAPs of the trials.json
-    each row cites, and README shows the command each file records."""
-    readme = (ROOT / "README.md").read_text()
+@pytest.mark.parametrize("readme", documents_with("**What we find**"))
+def test_readme_trials_table_and_commands_are_the_recorded_ones(readme):
+    """The SVM figures of the trials table (README's, the manual's) are the mean trial MAPs of
+    the trials.json each row cites, and the text shows the command each file records."""
     rows = _table_after(readme, "**What we find**")
     pools = {"OHSUMED": "trials_ohsumed", "MQ2008 Fold1 test": "trials_mq2008",
              "MQ2008 all five folds": "trials_mq2008_all"}
