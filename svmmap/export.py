@@ -66,7 +66,6 @@ Command line::
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import warnings
@@ -75,6 +74,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .atomic import OutputKind, check_output, write_text_atomically
+from .commands.common import ArgumentParser
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
 
@@ -402,7 +402,7 @@ def read_feature_names(path: PathLike) -> list[str]:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m svmmap.export",
         description="Write a trained linear svmmap model (SVM-MAP, SVM-ROC, AdaRank, PRank, "
                     "...), its normaliser included, for a search engine: the OpenSearch / "

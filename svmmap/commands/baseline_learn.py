@@ -21,6 +21,7 @@ from ..errors import InputFormatError
 from ..model_file import model_output
 from ..options import MAX_ABS_VALUE
 from .common import (
+    ArgumentParser,
     HelpFormatter,
     add_force_option,
     add_group_option,
@@ -35,7 +36,7 @@ BASELINE_MODEL = model_output(METHODS, "a baseline model file (adarank, rankboos
 
 
 def _learn_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         formatter_class=HelpFormatter,
         prog="svmmap_baseline_learn",
         description="Train a baseline ranker: AdaRank (Xu & Li 2007), RankBoost (Freund et al. "

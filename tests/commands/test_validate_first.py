@@ -1,0 +1,161 @@
+"""Issue 32, items 4 and 6: every command checks its inputs (qrels grades, grades against the
+measures, the run tag, the validation file, the width of the data against the model's) before
+it creates or replaces an output, so that a failed command leaves the file system as it found
+it, and says so in one line naming the file (and line) at fault.
+
+The generated test runs each command on a bad input of each kind, with and without outputs
+already present, and compares the whole directory before and after."""
+
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from svmmap import SVMMap, load_svmlight
+from svmmap.commands import baseline_classify
+from svmmap.commands.classify import classify_main
+from svmmap.commands.learn import learn_main
+
+from conftest import FAST, one_error_line, query_lines
+
+#: the data of every case: six queries of eight documents, four features listed on every line
+#: (the dense layout, as LETOR's files)
+LINES = "".join(query_lines(q) for q in range(1, 7)).splitlines(keepends=True)
+
+
+def _snapshot(folder):
+    """Every file of ``folder`` and its bytes."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _call(main, argv):
+    try:
+        return main(argv)
+    except SystemExit as exc:  # a usage error
+        return exc.code
+
+
+def _with_label(line, label):
+    return f"{label}{line[line.index(' '):]}"
+
+
+def _case(kind, line, value):
+    """(the data file's lines, the extra arguments, the file and line the message must name,
+    what it must say) of one bad input: ``line`` (1-based) is the line made bad."""
+    lines = list(LINES)
+    i = line - 1
+    if kind == "fractional qrels grade":
+        lines[i] = _with_label(lines[i], f"{value + 0.5}")
+        return lines, ["--qrels", "OUT/qrels.txt", "--run", "OUT/run.txt"], ("test.dat", line),\
+            "is fractional: qrels hold integer labels"
+    if kind == "ERR grade above 4":
+        lines[i] = _with_label(lines[i], f"{value + 5}")
+        return lines, ["--metrics", "map,err@10"], ("test.dat", line), "ERR takes grades 0 to 4"
+    if kind == "run tag with a blank":
+        return lines, ["--run", "OUT/run.txt", "--run-tag", f"run {value}"], (None, None), \
+            "--run-tag: the run tag must be one word"
+    if kind == "wider than the model":
+        lines[i] = lines[i].rstrip("\n") + f" {5 + value}:0.5\n"
+        return lines, [], ("test.dat", line), \
+            f"feature index {5 + value} exceeds the 4 features of "
+    if kind == "dense and narrower than the model":  # LETOR's layout: zeros written out
+        lines = [" ".join(x.split()[:-1]) + "\n" for x in lines]
+        tokens = lines[i].split()
+        tokens[2 + value % 3] = f"{1 + value % 3}:0"
+        lines[i] = " ".join(tokens) + "\n"
+        return lines, [], ("test.dat", None), \
+            "every line lists the features 1..3, "
+    raise AssertionError(kind)
+
+
+CLASSIFY_CASES = ["fractional qrels grade", "ERR grade above 4", "run tag with a blank",
+                  "wider than the model", "dense and narrower than the model"]
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    (folder / "train.dat").write_text("".join(LINES))
+    X, y, qid = load_svmlight(folder / "train.dat")
+    SVMMap().fit(X, y, qid).save(folder / "model.json")
+    return folder
+
+
+@FAST
+@given(kind=st.sampled_from(CLASSIFY_CASES), line=st.integers(1, len(LINES)),
+       value=st.integers(0, 20), existing=st.booleans(),
+       command=st.sampled_from(["svmmap_classify", "svmmap_baseline_classify"]))
+@example(kind="fractional qrels grade", line=3, value=1, existing=False,
+         command="svmmap_classify")  # the issue's run.txt left behind
+@example(kind="ERR grade above 4", line=1, value=0, existing=True,
+         command="svmmap_classify")  # the issue's predictions left behind
+def test_classify_leaves_the_files_as_they_were(tmp_path_factory, model_dir, capsys, kind,
+                                                line, value, existing, command):
+    folder = tmp_path_factory.mktemp("classify")
+    lines, extra, (path, lineno), says = _case(kind, line, value)
+    (folder / "test.dat").write_text("".join(lines))
+    (folder / "model.json").write_bytes((model_dir / "model.json").read_bytes())
+    if existing:  # outputs of an earlier run: kept as they were
+        (folder / "pred.txt").write_text("0.5\n" * len(LINES))
+        (folder / "run.txt").write_text("1 Q0 d1 1 0.5 old\n")
+        (folder / "qrels.txt").write_text("1 0 d1 1\n")
+    before = _snapshot(folder)
+    main = classify_main if command == "svmmap_classify" else baseline_classify.classify_main
+    argv = [str(folder / "test.dat"), str(folder / "model.json"), str(folder / "pred.txt"),
+            *(a.replace("OUT", str(folder)) for a in extra)]
+    assert _call(main, argv) in (1, 2)
+    message = one_error_line(capsys)
+    assert says in message
+    if path is not None:
+        where = f"{folder / path}:{lineno}: " if lineno else f"{folder / path}: "
+        assert f"error: {where}" in message
+    if kind.endswith("the model"):  # both files named
+        assert str(folder / "model.json") in message
+    assert _snapshot(folder) == before
+
+
+@FAST
+@given(kind=st.sampled_from(["ERR grade above 4", "wider than the model",
+                             "dense and narrower than the model"]),
+       line=st.integers(1, len(LINES)), value=st.integers(0, 20), existing=st.booleans())
+@example(kind="ERR grade above 4", line=2, value=0, existing=False)  # blamed on train.dat
+def test_a_bad_validation_file_is_named_and_nothing_is_written(
+        tmp_path_factory, capsys, kind, line, value, existing):
+    """--eval-set: a grade the validation measure cannot take, or a width other than the
+    training file's, is refused naming the validation file (and the training file for the
+    width), before any model is written."""
+    folder = tmp_path_factory.mktemp("learn")
+    lines, _, (_, lineno), says = _case(kind, line, value)
+    (folder / "train.dat").write_text("".join(LINES))
+    (folder / "test.dat").write_text("".join(lines))
+    if existing:
+        (folder / "model.json").write_text("{}")
+    before = _snapshot(folder)
+    argv = ["-v", "0", "-c", "1,10", "--eval-set", str(folder / "test.dat"),
+            "--select-metric", "err@10" if kind.startswith("ERR") else "map",
+            str(folder / "train.dat"), str(folder / "model.json")]
+    if existing:
+        argv.insert(0, "--force")
+    assert learn_main(argv) == 1
+    message = one_error_line(capsys)
+    where = f"{folder / 'test.dat'}:{lineno}: " if lineno else f"{folder / 'test.dat'}: "
+    assert f"svmmap_learn: error: {where}" in message and says.replace(
+        "the model", "") in message
+    if kind != "ERR grade above 4":
+        assert str(folder / "train.dat") in message
+    assert _snapshot(folder) == before
+
+
+def test_a_sparse_file_may_leave_out_trailing_zero_features(tmp_path, model_dir, capsys):
+    """SVMlight files do not list zero features: a test file whose last feature is zero
+    everywhere has fewer columns than the model and is scored (the rule: more features than
+    the model, or a dense file of another width, is refused; a sparse file may have fewer)."""
+    sparse = [" ".join(t for t in x.split() if not t.startswith("4:")) + "\n" for x in LINES]
+    sparse[0] = sparse[0].replace(" 3:", " 9:").split(" 9:")[0] + "\n"  # one line shorter
+    (tmp_path / "test.dat").write_text("".join(sparse))
+    status = classify_main(["-v", "0", str(tmp_path / "test.dat"),
+                            str(model_dir / "model.json"), str(tmp_path / "pred.txt")])
+    assert status == 0, capsys.readouterr().err
+    scores = np.loadtxt(tmp_path / "pred.txt")
+    X, _, _ = load_svmlight(tmp_path / "test.dat", n_features=4)
+    assert np.allclose(scores, X @ SVMMap.load(model_dir / "model.json").coef_)
