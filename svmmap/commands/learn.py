@@ -532,6 +532,7 @@ def _learn_here(args, params, selecting, started):
     # documents are grouped, not checked again
     data = QueryCollection.from_checked(X, y, qid)
     n_features = X.shape[1]
+    _note_unused_width(X, args.train_file)
     sample_weight = None
     if args.query_weights is not None:
         if selecting:
@@ -570,6 +571,38 @@ def _learn_here(args, params, selecting, started):
         write_model(path, training.model_content(params, n_features, fitted))
 
     return fitted, save, None
+
+
+#: a training file's feature count (its highest index) more than this many times the number
+#: of distinct features its lines use is noted: every dense vector of training and the model
+#: are that long (a mistyped index of 100000000 made an 800 MB model)
+UNUSED_WIDTH_RATIO = 100
+#: ... from this feature count on
+UNUSED_WIDTH_MIN = 1000
+
+
+def _note_unused_width(X, path):
+    """Warn (a note) when the sparse X's feature count is at least UNUSED_WIDTH_MIN and more
+    than UNUSED_WIDTH_RATIO times the distinct features its rows use (a dense X uses every
+    feature).  A count that svmmap.training refuses (above MAX_FEATURES) is left to it."""
+    import warnings
+
+    import numpy as np
+
+    from ..training import MAX_FEATURES
+
+    n_features = X.shape[1]
+    if isinstance(X, np.ndarray) or not UNUSED_WIDTH_MIN <= n_features <= MAX_FEATURES:
+        return
+    used = np.zeros(n_features, dtype=bool)
+    used[X.indices] = True
+    n_used = int(np.count_nonzero(used))
+    if n_features > UNUSED_WIDTH_RATIO * n_used:
+        warnings.warn(
+            f"{path}: the highest feature index is {n_features} but the lines use only "
+            f"{n_used} distinct features: "
+            f"the model holds {n_features} weights ({8 * n_features / 2**20:.0f} MiB); a "
+            "mistyped index? renumber the features consecutively", stacklevel=2)
 
 
 def _learn_on_dask(args, params, stack, callbacks):

@@ -159,3 +159,35 @@ def test_a_sparse_file_may_leave_out_trailing_zero_features(tmp_path, model_dir,
     scores = np.loadtxt(tmp_path / "pred.txt")
     X, _, _ = load_svmlight(tmp_path / "test.dat", n_features=4)
     assert np.allclose(scores, X @ SVMMap.load(model_dir / "model.json").coef_)
+
+
+@pytest.mark.parametrize("typo, noted", [(100_000, True), (400, False), (4 * 100 + 1, False)])
+def test_a_feature_count_far_above_the_features_used_is_noted(tmp_path, capsys, typo, noted):
+    """A mistyped index (the issue's 100000000 wrote an 800 MB model) is noted naming the
+    file: the feature count at least 1000 and more than 100 times the distinct features."""
+    lines = list(LINES)
+    lines[5] = lines[5].rstrip("\n") + f" {typo}:1\n"
+    (tmp_path / "train.dat").write_text("".join(lines))
+    assert learn_main([str(tmp_path / "train.dat"), str(tmp_path / "m.json")]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "distinct features" in line]
+    assert notes == ([f"svmmap_learn: note: {tmp_path / 'train.dat'}: the highest feature index "
+                      f"is {typo} but the lines use only 5 distinct features: the model holds "
+                      f"{typo} weights ({8 * typo / 2**20:.0f} MiB); a mistyped index? renumber "
+                      "the features consecutively"] if noted else [])
+
+
+def test_more_features_than_a_weight_vector_holds_are_refused_before_any_allocation(
+        tmp_path, capsys):
+    """Item 5: the width check comes before any array as long as the feature count (under
+    a memory limit, per_query_normalized's arrays made the message 'out of memory: Unable to
+    allocate 7.45 GiB' naming no file).  Checked by tracing: nothing near 10^9 bytes."""
+    from conftest import traced_peak
+
+    (tmp_path / "train.dat").write_text("".join(LINES[:5]) + "0 qid:1 1000000000:1\n")
+    status, peak = traced_peak(lambda: learn_main(["-v", "0", str(tmp_path / "train.dat"),
+                                                   str(tmp_path / "m.json")]))
+    assert status == 1 and peak < 10**8
+    assert one_error_line(capsys) == (
+        f"svmmap_learn: error: {tmp_path / 'train.dat'}: X has 1000000000 features (highest "
+        "feature index): more than the 134217728 a dense weight vector can reasonably hold; "
+        "renumber the features")
