@@ -191,3 +191,37 @@ def test_more_features_than_a_weight_vector_holds_are_refused_before_any_allocat
         f"svmmap_learn: error: {tmp_path / 'train.dat'}: X has 1000000000 features (highest "
         "feature index): more than the 134217728 a dense weight vector can reasonably hold; "
         "renumber the features")
+
+
+@FAST
+@given(separator=st.sampled_from([",", ";", "\t", " "]), header=st.booleans(),
+       command=st.sampled_from(["svmmap_learn", "svmmap_classify"]))
+@example(separator=",", header=True, command="svmmap_learn")  # the issue's train.csv
+def test_a_table_is_recognised_and_the_format_expected_is_said(tmp_path_factory, model_dir,
+                                                                 capsys, separator, header,
+                                                                 command):
+    """A CSV or TSV file given as data is named as such with the format expected (before: a
+    CSV was read as an index file, 'listed file 'label,qid,f1,...' not found')."""
+    folder = tmp_path_factory.mktemp("table")
+    rows = [["label", "qid", "f1", "f2"]] if header else []
+    rows += [["1", "1", "0.5", "0.25"], ["0", "1", "0.1", "0.75"]]
+    (folder / "train.csv").write_text("".join(separator.join(r) + "\n" for r in rows))
+    before = _snapshot(folder)
+    if command == "svmmap_learn":
+        status = learn_main(["-v", "0", str(folder / "train.csv"), str(folder / "m.json")])
+    else:
+        status = classify_main(["-v", "0", str(folder / "train.csv"),
+                                str(model_dir / "model.json"), str(folder / "p.txt")])
+    assert status == 1
+    message = one_error_line(capsys)
+    assert message.startswith(f"{command}: error: {folder / 'train.csv'}:1: this looks like ")
+    assert ("CSV" if separator in ",;" else "TSV") in message
+    assert "expected lines '<label> qid:<q> <index>:<value> ...'" in message
+    assert _snapshot(folder) == before
+
+
+def test_an_index_file_listing_a_name_with_a_comma_is_still_an_index_file(tmp_path):
+    (tmp_path / "a,b.dat").write_text("".join(LINES))
+    (tmp_path / "index").write_text("a,b.dat\n")
+    X, y, _ = load_svmlight(tmp_path / "index")
+    assert X.shape == (len(LINES), 4)
