@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from svmmap import SVMMap, load_svmlight
-from svmmap.commands import baseline_classify
+from svmmap.commands import baseline_classify, baseline_learn
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
 
@@ -117,13 +117,17 @@ def test_classify_leaves_the_files_as_they_were(tmp_path_factory, model_dir, cap
 @FAST
 @given(kind=st.sampled_from(["ERR grade above 4", "wider than the model",
                              "dense and narrower than the model"]),
-       line=st.integers(1, len(LINES)), value=st.integers(0, 20), existing=st.booleans())
-@example(kind="ERR grade above 4", line=2, value=0, existing=False)  # blamed on train.dat
+       line=st.integers(1, len(LINES)), value=st.integers(0, 20), existing=st.booleans(),
+       baseline=st.booleans())
+@example(kind="ERR grade above 4", line=2, value=0, existing=False,
+         baseline=False)  # blamed on train.dat
 def test_a_bad_validation_file_is_named_and_nothing_is_written(
-        tmp_path_factory, capsys, kind, line, value, existing):
+        tmp_path_factory, capsys, kind, line, value, existing, baseline):
     """--eval-set: a grade the validation measure cannot take, or a width other than the
     training file's, is refused naming the validation file (and the training file for the
-    width), before any model is written."""
+    width), before any model is written (svmmap_learn, svmmap_baseline_learn)."""
+    if baseline and kind.startswith("ERR"):  # the baselines choose by MAP
+        kind = "wider than the model"
     folder = tmp_path_factory.mktemp("learn")
     lines, _, (_, lineno), says = _case(kind, line, value)
     (folder / "train.dat").write_text("".join(LINES))
@@ -131,15 +135,21 @@ def test_a_bad_validation_file_is_named_and_nothing_is_written(
     if existing:
         (folder / "model.json").write_text("{}")
     before = _snapshot(folder)
-    argv = ["-v", "0", "-c", "1,10", "--eval-set", str(folder / "test.dat"),
-            "--select-metric", "err@10" if kind.startswith("ERR") else "map",
-            str(folder / "train.dat"), str(folder / "model.json")]
+    if baseline:
+        main, prog = baseline_learn.learn_main, "svmmap_baseline_learn"
+        argv = ["-v", "0", "--method", "rankboost", "-t", "5"]
+    else:
+        main, prog = learn_main, "svmmap_learn"
+        argv = ["-v", "0", "-c", "1,10", "--select-metric",
+                "err@10" if kind.startswith("ERR") else "map"]
+    argv += ["--eval-set", str(folder / "test.dat"), str(folder / "train.dat"),
+             str(folder / "model.json")]
     if existing:
         argv.insert(0, "--force")
-    assert learn_main(argv) == 1
+    assert main(argv) == 1
     message = one_error_line(capsys)
     where = f"{folder / 'test.dat'}:{lineno}: " if lineno else f"{folder / 'test.dat'}: "
-    assert f"svmmap_learn: error: {where}" in message and says.replace(
+    assert f"{prog}: error: {where}" in message and says.replace(
         "the model", "") in message
     if kind != "ERR grade above 4":
         assert str(folder / "train.dat") in message
