@@ -235,3 +235,19 @@ def test_an_index_file_listing_a_name_with_a_comma_is_still_an_index_file(tmp_pa
     (tmp_path / "index").write_text("a,b.dat\n")
     X, y, _ = load_svmlight(tmp_path / "index")
     assert X.shape == (len(LINES), 4)
+
+
+def test_an_mq2008_model_refuses_the_ohsumed_test_file(tmp_path, capsys):
+    """The issue's case: a model of 46 features (MQ2008's) scored OHSUMED's 45-feature test
+    file without a word ('MAP 0.2822'); LETOR files list every feature, zeros written out."""
+    from conftest import data_file
+
+    test = data_file("OHSUMED", "Fold1", "test.txt")
+    rng = np.random.default_rng(0)
+    SVMMap().fit(rng.random((20, 46)), np.tile([1.0, 0.0], 10)).save(tmp_path / "mq.json")
+    assert classify_main([str(test), str(tmp_path / "mq.json"), str(tmp_path / "p.txt")]) == 1
+    assert one_error_line(capsys) == (
+        f"svmmap_classify: error: {test}: every line lists the features 1..45, zeros written "
+        f"out, but {tmp_path / 'mq.json'} has 46 features: a file that lists every feature "
+        "must list the same ones (one that leaves out zeros may have fewer)")
+    assert not (tmp_path / "p.txt").exists()
