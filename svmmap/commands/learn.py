@@ -532,7 +532,8 @@ def _learn_here(args, params, selecting, started):
     # documents are grouped, not checked again
     data = QueryCollection.from_checked(X, y, qid)
     n_features = X.shape[1]
-    _note_unused_width(X, args.train_file)
+    if args.verbose >= 1:
+        _note_unused_width(X, args.train_file)
     sample_weight = None
     if args.query_weights is not None:
         if selecting:
@@ -582,11 +583,10 @@ UNUSED_WIDTH_MIN = 1000
 
 
 def _note_unused_width(X, path):
-    """Warn (a note) when the sparse X's feature count is at least UNUSED_WIDTH_MIN and more
-    than UNUSED_WIDTH_RATIO times the distinct features its rows use (a dense X uses every
-    feature).  A count that svmmap.training refuses (above MAX_FEATURES) is left to it."""
-    import warnings
-
+    """Print a note, at once (before training), when the sparse X's feature count is at least
+    UNUSED_WIDTH_MIN and more than UNUSED_WIDTH_RATIO times the distinct features its rows
+    use (a dense X uses every feature).  A count that svmmap.training refuses (above
+    MAX_FEATURES) is left to it."""
     import numpy as np
 
     from ..training import MAX_FEATURES
@@ -598,11 +598,10 @@ def _note_unused_width(X, path):
     used[X.indices] = True
     n_used = int(np.count_nonzero(used))
     if n_features > UNUSED_WIDTH_RATIO * n_used:
-        warnings.warn(
-            f"{path}: the highest feature index is {n_features} but the lines use only "
-            f"{n_used} distinct features: "
-            f"the model holds {n_features} weights ({8 * n_features / 2**20:.0f} MiB); a "
-            "mistyped index? renumber the features consecutively", stacklevel=2)
+        print(f"svmmap_learn: note: {path}: the highest feature index is {n_features} but the "
+              f"lines use only {n_used} distinct features: the model holds {n_features} "
+              f"weights ({8 * n_features / 2**20:.0f} MiB); a mistyped index? renumber the "
+              "features consecutively", file=sys.stderr, flush=True)
 
 
 def _learn_on_dask(args, params, stack, callbacks):

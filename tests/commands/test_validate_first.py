@@ -174,16 +174,20 @@ def test_a_sparse_file_may_leave_out_trailing_zero_features(tmp_path, model_dir,
 @pytest.mark.parametrize("typo, noted", [(100_000, True), (400, False), (4 * 100 + 1, False)])
 def test_a_feature_count_far_above_the_features_used_is_noted(tmp_path, capsys, typo, noted):
     """A mistyped index (the issue's 100000000 wrote an 800 MB model) is noted naming the
-    file: the feature count at least 1000 and more than 100 times the distinct features."""
+    file, before training (the note precedes the training report): the feature count at
+    least 1000 and more than 100 times the distinct features."""
     lines = list(LINES)
     lines[5] = lines[5].rstrip("\n") + f" {typo}:1\n"
     (tmp_path / "train.dat").write_text("".join(lines))
     assert learn_main([str(tmp_path / "train.dat"), str(tmp_path / "m.json")]) == 0
-    notes = [line for line in capsys.readouterr().err.splitlines() if "distinct features" in line]
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if "distinct features" in line]
     assert notes == ([f"svmmap_learn: note: {tmp_path / 'train.dat'}: the highest feature index "
                       f"is {typo} but the lines use only 5 distinct features: the model holds "
                       f"{typo} weights ({8 * typo / 2**20:.0f} MiB); a mistyped index? renumber "
                       "the features consecutively"] if noted else [])
+    if noted:  # before training: the training progress and notes come after it
+        assert err.startswith(notes[0])
 
 
 def test_more_features_than_a_weight_vector_holds_are_refused_before_any_allocation(
