@@ -130,6 +130,26 @@ class BaseRanker(RuleChecked, BaseEstimator):
         into a QueryCollection, the trusted object training takes (svmmap.collection)."""
         return QueryCollection.from_validated(*self._validate_training_data(X, y, qid))
 
+    def _validate_eval_sets(self, sets, eval_qid=False):
+        """The validation sets (svmmap.groups.eval_sets: a list of (X, y, qid)) checked as the
+        training data is, before any training (``n_features_in_`` is the training data's,
+        set by ``_validate_training_data``): its columns (and names), finite values, numeric
+        labels, one query id per row.  An error names the set: ``eval_set[i] (validation
+        data): reason``; ``eval_qid``: the query ids came from eval_qid (named so)."""
+        checked = []
+        for i, (X, y, qid) in enumerate(sets):
+            try:
+                X, y = validate_data(self, X, y, reset=False, accept_sparse="csr",
+                                     dtype=VALUE_TYPES, order="C", y_numeric=True,
+                                     ensure_min_features=self._min_features)
+                checked.append((X, y, check_qid(qid, X.shape[0],
+                                                f"eval_qid[{i}]" if eval_qid else "qid")))
+            except ValueError as exc:
+                reason = exc.reason if isinstance(exc, InputFormatError) else \
+                    str(exc).splitlines()[0]  # scikit-learn's NaN advice runs on for lines
+                raise InputFormatError(f"eval_set[{i}] (validation data): {reason}") from None
+        return checked
+
     def _validate_X(self, X, qid=None):
         """X checked against the fitted model (NotFittedError before fit, then the number and
         names of the features); qid checked when given."""
@@ -195,7 +215,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
         return params
 
 
-def check_qid(qid, n_rows):
+def check_qid(qid, n_rows, name="qid"):
     """The query id of every row; None means one query holding every row.
 
     Query ids are integers, strings or finite floats, all of one kind: an object array
@@ -207,7 +227,7 @@ def check_qid(qid, n_rows):
     if qid.ndim != 1:
         raise InputFormatError(f"qid must be one-dimensional, got shape {qid.shape}")
     if len(qid) != n_rows:
-        raise InputFormatError(f"X has {n_rows} rows but qid has {len(qid)} entries")
+        raise InputFormatError(f"X has {n_rows} rows but {name} has {len(qid)} entries")
     if qid.dtype == object:
         qid = _uniform_qid(qid)
     if qid.dtype.kind not in "iubfUS":

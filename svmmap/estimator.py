@@ -167,9 +167,10 @@ class SVMMap(BaseRanker):
         ``best_score_`` (``{"valid_0": {"map": value}, ...}``; none without eval_set)."""
         self.check_params()
         qid = training_qid(qid, group, X)
-        sets = eval_sets(eval_set, eval_group, eval_qid)
         measure = validation_measure(eval_metric)
         data = self._training_collection(X, y, qid)
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
         self._set_fitted(training.fit(self.get_params(deep=False), data, sample_weight,
                                       self._callbacks(callbacks)))
         set_best_score(self, sets, eval_metric, measure)

@@ -69,7 +69,6 @@ Ctrl-C or SIGTERM ends it with one line (``...: interrupted`` / ``terminated``) 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import warnings
@@ -79,6 +78,7 @@ import numpy as np
 
 from . import interrupts
 from .atomic import OutputKind, check_output, write_text_atomically
+from .commands.common import ArgumentParser
 from .errors import InputFormatError, ModelFileError, SVMMapError
 from .model_file import load_model
 
@@ -153,6 +153,16 @@ OUTPUT_KINDS = {
 }
 
 
+class NotExportable(InputFormatError):
+    """What a format cannot hold of the model (its normaliser's ranges, float32 limits):
+    the command names the model file."""
+
+
+class RankFeatureMapError(InputFormatError):
+    """A Vespa rank-feature map that does not name every model feature, or names others:
+    the command names the map's file."""
+
+
 def linear_weights(model: SVMMap | BaselineRanker | PathLike) -> tuple[FloatArray, float, str]:
     """``(coef, intercept, description)`` of a fitted linear ranker or a model file's path
     (any kind: svmmap.model_file.load_model): the weights over the normalised features.
@@ -221,8 +231,8 @@ def _prepared(model, feature_names):
 
 def _float32_positive(value, what):
     if not np.float32(value) > 0:
-        raise InputFormatError(f"{what} is {value!r}, which a float32 engine reads as not "
-                               "positive")
+        raise NotExportable(f"{what} is {value!r}, which a float32 engine reads as not "
+                            "positive")
 
 
 def to_ltr_linear(model: SVMMap | BaselineRanker | PathLike,
@@ -240,7 +250,7 @@ def to_ltr_linear(model: SVMMap | BaselineRanker | PathLike,
             else:
                 top = shift + scale
                 if shift < 0 or not np.float32(shift) < np.float32(top):
-                    raise InputFormatError(
+                    raise NotExportable(
                         f"feature {n!r}: the LTR plugin's min_max normaliser needs 0 <= "
                         f"minimum < maximum, and the training range is [{shift:g}, {top:g}]; "
                         "train with normalize='standard'")
@@ -269,8 +279,8 @@ def to_solr_linear(model: SVMMap | BaselineRanker | PathLike,
             low = float(normalizer.shift[j])
             high = low + float(normalizer.scale[j])
             if np.float32(high) - np.float32(low) == 0:
-                raise InputFormatError(f"feature {n!r}: the range [{low:g}, {high:g}] is "
-                                       "empty in float32, which Solr's MinMaxNormalizer refuses")
+                raise NotExportable(f"feature {n!r}: the range [{low:g}, {high:g}] is "
+                                    "empty in float32, which Solr's MinMaxNormalizer refuses")
             norm = {"class": SOLR_NORMS["minmax"],
                     "params": {"min": repr(low), "max": repr(high)}}
         features.append({"name": n, "norm": norm})
@@ -282,23 +292,35 @@ def read_rank_features(path: PathLike) -> dict[str, str]:
     """``{feature name: Vespa rank feature}`` from a file of ``name rank-feature`` lines
     (blank lines and ``#`` comments skipped)."""
     mapping = {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                text = line.strip()
-                if not text or text.startswith("#"):
-                    continue
-                parts = text.split(None, 1)
-                if len(parts) != 2:
-                    raise InputFormatError("expected 'feature-name rank-feature'", path, number)
-                if parts[0] in mapping:
-                    raise InputFormatError(f"feature {parts[0]!r} is mapped twice", path,
-                                           number)
-                mapping[parts[0]] = parts[1].strip()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read the rank features: {exc.strerror}", path) \
-            from None
+    for number, line in enumerate(_utf8_lines(path, "the rank features"), 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        parts = text.split(None, 1)
+        if len(parts) != 2:
+            raise InputFormatError("expected 'feature-name rank-feature'", path, number)
+        if parts[0] in mapping:
+            raise InputFormatError(f"feature {parts[0]!r} is mapped twice", path, number)
+        mapping[parts[0]] = parts[1].strip()
     return mapping
+
+
+def _utf8_lines(path, what):
+    """The lines of the UTF-8 text file ``path`` (a byte-order mark dropped); InputFormatError
+    naming the file (and the line of the first byte that is not UTF-8) when it cannot be read
+    or decoded; ``what`` says what the file holds."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputFormatError(f"cannot read {what}: {exc.strerror}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise InputFormatError(f"not valid UTF-8 (byte 0x{data[err.start]:02x}): save "
+                               f"{what} as UTF-8", path, line) from None
+    return text.removeprefix("\ufeff").splitlines()
 
 
 def to_vespa_profile(model: SVMMap | BaselineRanker | PathLike, rank_features: dict[str, str],
@@ -309,7 +331,7 @@ def to_vespa_profile(model: SVMMap | BaselineRanker | PathLike, rank_features: d
     missing = [n for n in names if n not in rank_features]
     unknown = sorted(set(rank_features) - set(names))
     if missing or unknown:
-        raise InputFormatError(
+        raise RankFeatureMapError(
             "the rank-feature map must name every model feature and no other: "
             + (f"missing {missing[:5]}" if missing else "")
             + ("; " if missing and unknown else "")
@@ -378,18 +400,7 @@ def read_feature_names(path: PathLike) -> list[str]:
     feature indices.  A blank line is refused with its line number (skipping it would give
     every later feature its neighbour's name), and so is a name given twice; blank lines
     at the end of the file are ignored."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise InputFormatError(f"cannot read feature names: {exc.strerror}", path) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise InputFormatError(f"not valid UTF-8 (byte 0x{data[err.start]:02x}): save the "
-                               "names as UTF-8", path, line) from None
-    names = [line.strip() for line in text.removeprefix("\ufeff").splitlines()]
+    names = [line.strip() for line in _utf8_lines(path, "the feature names")]
     while names and not names[-1]:
         names.pop()
     first = {}
@@ -406,7 +417,7 @@ def read_feature_names(path: PathLike) -> list[str]:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m svmmap.export",
         description="Write a trained linear svmmap model (SVM-MAP, SVM-ROC, AdaRank, PRank, "
                     "...), its normaliser included, for a search engine: the OpenSearch / "
@@ -438,17 +449,19 @@ def main(argv=None):
             check_output(args.output_file,
                          [args.model_file, args.feature_names, args.rank_features],
                          OUTPUT_KINDS[args.format], args.force)
-            names = None if args.feature_names is None else \
-                read_feature_names(args.feature_names)
+            names = None if args.feature_names is None else read_feature_names(args.feature_names)
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     export(args.model_file, args.output_file, args.format, names, args.name,
                            args.store, args.rank_features)
-            except InputFormatError as exc:  # the names do not fit the model: name their file
-                if exc.path is not None or args.feature_names is None:
+            except InputFormatError as exc:  # name the file at fault
+                at_fault = args.model_file if isinstance(exc, NotExportable) else \
+                    args.rank_features if isinstance(exc, RankFeatureMapError) else \
+                    args.feature_names  # the names do not fit the model
+                if exc.path is not None or at_fault is None:
                     raise
-                raise InputFormatError(exc.reason, args.feature_names) from None
+                raise InputFormatError(exc.reason, at_fault) from None
             except ModelFileError as exc:  # what the model cannot be exported as: name its file
                 if exc.path is not None:
                     raise

@@ -29,9 +29,12 @@ def qid_from_group(group, n_rows, name="group"):
         raise InputFormatError(f"{name} must be a list of query sizes, got {group!r:.80}")
     if sizes.dtype.kind == "f" and not np.all(np.isfinite(sizes) & (sizes == np.round(sizes))):
         raise InputFormatError(f"{name} must hold whole numbers of rows")
-    sizes = sizes.astype(np.int64)
     if np.any(sizes < 0):
         raise InputFormatError(f"{name} holds a negative query size")
+    if np.any(sizes > n_rows):  # before int64 (a size of 1e20 wrapped round to a negative sum)
+        raise InputFormatError(f"{name} holds a query size of {sizes.max().item()!r} rows, X has "
+                               f"{n_rows}")
+    sizes = sizes.astype(np.int64)
     if int(sizes.sum()) != n_rows:
         raise InputFormatError(f"{name} sizes add up to {int(sizes.sum())} rows, X has "
                                f"{n_rows}")

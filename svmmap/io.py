@@ -53,7 +53,7 @@ import re
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -61,7 +61,8 @@ from ._csr import as_scipy
 from ._kernel_inputs import CSRArrays
 from ._svmlight_reader import MatrixBuilder, is_ascii
 from .errors import InputFormatError
-from .options import ndcg_label_error, thread_count
+from .metrics import ERR_MAX_GRADE, err_grade_error
+from .options import MAX_NDCG_LABEL, ndcg_label_error, thread_count
 from .side_files import group_file, group_qids, load_query_weights
 from .sources import (
     COMPRESSION,
@@ -80,7 +81,7 @@ from .sources import (
 from .writer import dump_svmlight
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     import numpy.typing as npt
     import scipy.sparse as sp
@@ -107,6 +108,39 @@ _UNICODE_SPACE_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u
 
 
 MISSING_QID = "missing qid:<id> after the label"
+
+
+class _Limits(NamedTuple):
+    """What the reader refuses of a line: a feature index above ``n_features`` (None: no
+    limit but MAX_INDEX), a value of magnitude above ``max_abs_value``; ``width_of``: the
+    file n_features comes from, named in the message (read_svmlight)."""
+
+    n_features: int | None
+    max_abs_value: float
+    width_of: str | None = None
+
+
+@dataclass(frozen=True)
+class LabelRule:
+    """What a command needs of every label of the data it reads, checked by the reader so
+    that a refused label is named by file and line before any output is written:
+    ``refuses(labels)`` is the boolean mask of the labels refused, ``reason(label)`` says
+    why one is (one line)."""
+
+    refuses: Callable[[np.ndarray], np.ndarray]
+    reason: Callable[[float], str]
+
+
+#: an NDCG loss's grades: at most MAX_NDCG_LABEL (svmmap.options.ndcg_label_error)
+NDCG_GRADES = LabelRule(lambda labels: labels > MAX_NDCG_LABEL, ndcg_label_error)
+#: ERR's grades: at most svmmap.metrics.ERR_MAX_GRADE (gdeval's 4)
+ERR_GRADES = LabelRule(lambda labels: labels > ERR_MAX_GRADE, err_grade_error)
+
+
+def measure_label_rules(measures):
+    """The LabelRules of the labels the measures ``measures`` ((name, k) pairs,
+    svmmap.measures.parse_metrics) are computed on: ERR's grades at most 4."""
+    return (ERR_GRADES,) if any(name == "err" for name, _ in measures) else ()
 
 
 def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int | None = None, *,
@@ -181,15 +215,17 @@ def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
     # CSR as it is read (no dense matrix made CSR afterwards: its peak would be both)
     X, *rest = read_svmlight(path_or_paths, n_features, return_comments=return_comments,
                              group=group, max_abs_value=max_abs_value, n_threads=n_threads,
-                             max_label=max_label, files_read=files_read, dtype=dtype,
-                             dense=False)
+                             label_rules=() if max_label is None else
+                             (LabelRule(lambda labels: labels > max_label, ndcg_label_error),),
+                             files_read=files_read, dtype=dtype, dense=False)
     return (as_scipy(X), *rest)
 
 
 def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int | None = None,
                   *, return_comments: bool = False, group: PathLike | Vector | None = None,
                   max_abs_value: float | None = None, n_threads: int = 1,
-                  max_label: float | None = None, files_read: list[str] | None = None,
+                  label_rules: Sequence[LabelRule] = (), width_of: PathLike | None = None,
+                  files_read: list[str] | None = None,
                   dtype: npt.DTypeLike = np.float64, dense: bool = True
                   ) -> (tuple[np.ndarray | CSRArrays, np.ndarray, np.ndarray]
                         | tuple[np.ndarray | CSRArrays, np.ndarray, np.ndarray, list[str]]):
@@ -206,7 +242,18 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
     A file that lists many zeros is larger dense than CSR (8 bytes a listed value against 12
     a non-zero: MQ2008's train file, 53% non-zero, 3.5 MB against 2.8 MB); it is kept dense:
     its rows are held dense while they are read, so making them CSR afterwards would not
-    lower the reading's peak."""
+    lower the reading's peak.
+
+    ``label_rules``: LabelRules every label must pass; the first label refused (by line) is
+    an InputFormatError naming its file and line, raised once its file has parsed (a
+    malformed line comes first).  (load_svmlight's ``max_label`` is such a rule.)
+
+    ``width_of``: the file ``n_features`` comes from (the model a test file is scored with,
+    the training file a validation file goes with).  The data must have the same features:
+    a feature index above n_features, or a file in the dense layout with d != n_features
+    (every line lists the features 1..d, zeros written out as some value shows: LETOR's
+    files), is refused naming both files; a file that leaves out zero features (SVMlight's
+    sparse lines) may have fewer."""
     if n_features is not None:
         if not isinstance(n_features, (int, np.integer)) or not 0 <= n_features <= MAX_INDEX:
             raise InputFormatError(
@@ -222,7 +269,9 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
     largest = math.inf if max_abs_value is None else float(max_abs_value)
     if dtype == np.float32:
         largest = min(largest, float(np.finfo(np.float32).max))
-    limits = (n_features, largest)
+    if width_of is not None and n_features is None:
+        raise InputFormatError("width_of names where n_features comes from: give n_features")
+    limits = _Limits(n_features, largest, None if width_of is None else str(width_of))
     parts = []
     with ExitStack() as stack:
         sources = [source for given in path_or_paths for source in open_sources(given, stack)]
@@ -236,8 +285,8 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
             try:
                 with source if isinstance(source, Source) else Source(source) as opened:
                     parts.append(_parse_source(opened, limits, group, return_comments,
-                                               thread_count(n_threads), dtype, max_label,
-                                               dense))
+                                               thread_count(n_threads), dtype,
+                                               tuple(label_rules), dense))
             except MemoryError:  # name the file being read (the command adds what to do)
                 raise MemoryError(f"reading {getattr(source, 'path', source)}") from None
     _number_group_queries(parts, sources)
@@ -379,7 +428,7 @@ def _csr(parts, n_features):
 
 
 def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.float64,
-                  max_label=None, dense=True):
+                  label_rules=(), dense=True):
     """Parse one data file (a Source) into a _Part; without ``qid:`` on its lines, number its
     queries from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
@@ -391,7 +440,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.
     if group is None:
         try:
             return _parse(path, source, limits, return_comments, n_threads=n_threads,
-                          dtype=dtype, max_label=max_label, dense=dense)
+                          dtype=dtype, label_rules=label_rules, dense=dense)
         except InputFormatError as err:
             if with_qid or err.reason != MISSING_QID or err.line != first[0]:
                 raise
@@ -402,7 +451,7 @@ def _parse_source(source, limits, group, return_comments, n_threads=1, dtype=np.
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
                                "use one or the other", path, first[0])
     part = _parse(path, source, limits, return_comments, with_qid=False, n_threads=n_threads,
-                  dtype=dtype, max_label=max_label, dense=dense)
+                  dtype=dtype, label_rules=label_rules, dense=dense)
     part.qid, part.qid_texts = group_qids(group, len(part.labels), path), None
     part.from_group = True
     return part
@@ -414,17 +463,19 @@ BLOCK_BYTES = 1 << 23
 
 
 def _parse(path, data, limits, return_comments, with_qid=True, n_threads=1, dtype=np.float64,
-           max_label=None, block_bytes=None, dense=True):
+           label_rules=(), block_bytes=None, dense=True):
     """Parse one data file (a Source, or its bytes) into a _Part (``with_qid=False``: lines
     are ``<label> <index>:<value> ...``, and the _Part has no query ids), block by block
     (:class:`_Reading`), ``n_threads`` at a time, values stored as ``dtype``, dense when
-    ``dense`` and every line lists the features 1..d (read_svmlight); a label above
-    ``max_label`` is refused once the whole file has parsed (a malformed line comes first);
+    ``dense`` and every line lists the features 1..d (read_svmlight); a label one of
+    ``label_rules`` refuses is refused once the whole file has parsed (a malformed line
+    comes first);
     ``block_bytes``: a thread's block (default BLOCK_BYTES)."""
     size = (BLOCK_BYTES if block_bytes is None else block_bytes) * n_threads
     blocks = data.blocks(size) if isinstance(data, Source) else line_blocks(data, size)
     total = data.plain_size if isinstance(data, Source) else len(data)
-    reading = _Reading(path, limits, with_qid, return_comments, dtype, max_label, total, dense)
+    reading = _Reading(path, limits, with_qid, return_comments, dtype, label_rules, total,
+                       dense)
     try:
         for block in blocks:
             reading.add(block, n_threads)
@@ -441,12 +492,12 @@ class _Reading:
     whitespace beyond ASCII (then by :func:`_parse_text`); line numbers in messages run on
     through the blocks."""
 
-    def __init__(self, path, limits, with_qid, return_comments, dtype, max_label,
+    def __init__(self, path, limits, with_qid, return_comments, dtype, label_rules=(),
                  total_bytes=None, dense=True):
         self.path, self.limits, self.with_qid = path, limits, with_qid
         #: the bytes of the whole file when known (the arrays are reserved for it)
         self.total_bytes = total_bytes or 0
-        self.max_label = max_label
+        self.label_rules = label_rules
         self.builder, self.builder_dtype = MatrixBuilder(dtype, dense=dense), dtype
         self.labels, self.qid_ints = [], []
         #: every query id is an integer; the texts, kept once one is not str() of its integer
@@ -454,7 +505,7 @@ class _Reading:
         self.comments = [] if return_comments else None
         #: lines of the blocks before the current one
         self.lines = 0
-        #: the first label above max_label: (reason, line)
+        #: the first label a label rule refuses: (reason, line)
         self.label_error = None
 
     def add(self, block, n_threads):
@@ -463,7 +514,7 @@ class _Reading:
             text = decode(block, self.path, self.lines)
             if _UNICODE_SPACE_RE.search(text):
                 return self._add_text(block, text)
-        n_features, max_abs_value = self.limits
+        n_features, max_abs_value, _ = self.limits
         parsed = self.builder.parse_block(block, MAX_INDEX if n_features is None else
                                           n_features, max_abs_value, self.with_qid, n_threads,
                                           total_bytes=self.total_bytes)
@@ -512,15 +563,16 @@ class _Reading:
         self.qid_ints = self.qid_ints + [qid_int] if self.qids_are_int else []
 
     def _add_labels(self, block, labels):
-        """Append a block's labels, noting the first above max_label."""
+        """Append a block's labels, noting the first a label rule refuses."""
         self.labels.append(labels)
-        if self.max_label is None or self.label_error is not None:
+        if self.label_error is not None:
             return
-        over = np.flatnonzero(labels > self.max_label)
-        if len(over):
-            row = int(over[0])
+        refused = [(int(rows[0]), rule) for rule in self.label_rules
+                   if len(rows := np.flatnonzero(rule.refuses(labels)))]
+        if refused:
+            row, rule = min(refused, key=lambda found: found[0])
             text = str(block, "utf-8", "replace")
-            self.label_error = (ndcg_label_error(labels[row]),
+            self.label_error = (rule.reason(float(labels[row])),
                                 self.lines + _line_of_row(text, row))
 
     def part(self):
@@ -530,11 +582,21 @@ class _Reading:
         if self.builder.rows == 0:
             raise InputFormatError("no data lines", self.path)
         max_index = int(self.builder.max_index)
-        columns = self.limits[0]  # n_features given: dense rows padded to it, or CSR
+        columns = self.limits.n_features  # given: dense rows padded to it, or CSR
+        # the dense layout's width (zeros written out: the file lists every feature)
+        rows, width = self.builder.rows, self.builder.width if self.builder.dense else None
         if self.builder.dense and columns is not None and \
                 not _pads_cheaply(self.builder.width, columns, self.builder_dtype):
             self.builder.to_csr()
         indptr, indices, values = self.builder.finish(-1 if columns is None else columns)
+        if self.limits.width_of is not None and width is not None and width != columns and \
+                (len(values) < rows * width if indptr is not None
+                 else np.any(values[:, :width] == 0)):
+            raise InputFormatError(
+                f"every line lists the features 1..{width}, zeros written out, but "
+                f"{self.limits.width_of} has {columns} features: a file that lists every "
+                "feature must list the same ones (one that leaves out zeros may have fewer)",
+                self.path)
         return _Part(labels=np.concatenate(self.labels), indptr=indptr, indices=indices,
                      values=values, max_index=max_index,
                      qid=np.concatenate(self.qid_ints) if self.with_qid and self.qids_are_int
@@ -636,7 +698,7 @@ def _line_error(tokens, joined, limits, with_qid=True):
 def _feature_error(tokens, limits):
     """The reason the first bad token of a line's ``index:value`` tokens is bad, or None;
     ``limits``: (n_features or None, largest magnitude of a value)."""
-    n_features, max_abs_value = limits
+    n_features, max_abs_value, width_of = limits
     previous = 0
     for token in tokens:
         index_text, colon, value_text = token.partition(":")
@@ -646,6 +708,9 @@ def _feature_error(tokens, limits):
             return f"feature index {index_text!r} is not a positive integer"
         index = int(index_text)
         if n_features is not None and index > n_features:
+            if width_of is not None:
+                return (f"feature index {index} exceeds the {n_features} features of "
+                        f"{width_of} (a file may have fewer features, never more)")
             return f"feature index {index} exceeds n_features={n_features}"
         if index > MAX_INDEX:
             return f"feature index {index} is too large (max {MAX_INDEX})"
@@ -678,7 +743,7 @@ def _features(path, feats, linenos, limits):
     not_increasing = np.zeros(index.shape, dtype=bool)
     not_increasing[1:] = index[1:] <= index[:-1]
     not_increasing[starts[counts > 0]] = False
-    n_features, max_abs_value = limits
+    n_features, max_abs_value, _ = limits
     limit = MAX_INDEX if n_features is None else n_features
     bad = not_increasing | (index > limit) | ~np.isfinite(value) | \
         (np.abs(value) > max_abs_value)

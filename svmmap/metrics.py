@@ -300,9 +300,7 @@ class _Ranking:
         stops at rank r, having passed ranks 1..r-1 without stopping, over r, summed to k."""
         grade = np.maximum(self.labels, 0.0)
         if np.any(grade > ERR_MAX_GRADE):
-            raise InputFormatError(
-                f"ERR takes grades 0 to {ERR_MAX_GRADE} (gdeval's scale: stopping probability "
-                f"(2^g - 1) / 2^{ERR_MAX_GRADE}), got label {np.max(grade):g}")
+            raise InputFormatError(err_grade_error(np.max(grade)))
         stop = (np.exp2(grade) - 1.0) / 2.0 ** ERR_MAX_GRADE
         go_on = np.log1p(-stop)  # stop < 1: finite
         reach = np.exp(self._within(go_on) - go_on)  # prod over the ranks above of (1 - R_i)
@@ -348,6 +346,12 @@ class _Ranking:
 
 #: the largest grade of ERR's stopping probability (2^g - 1) / 2^g_max: gdeval's fixed 4
 ERR_MAX_GRADE = 4
+
+
+def err_grade_error(label):
+    """Why ERR cannot take the grade ``label`` (above ERR_MAX_GRADE)."""
+    return (f"ERR takes grades 0 to {ERR_MAX_GRADE} (gdeval's scale: stopping probability "
+            f"(2^g - 1) / 2^{ERR_MAX_GRADE}), got label {label:g}")
 
 
 def _mean(values, mask):

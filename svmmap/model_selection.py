@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .base import check_qid
 from .collection import QueryCollection
 from .errors import InputFormatError
 from .estimator import SVMMap
@@ -110,8 +108,8 @@ class SVMMapCV(SVMMap):
         self.check_params()
         qid = training_qid(qid, group, X)
         data = self._training_collection(X, y, qid)  # before any split by qid
-        sets = [self._validate_eval_set(entry)
-                for entry in eval_sets(eval_set, eval_group, eval_qid)]
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
         vali = None
         if sets:  # C is chosen on the first set, checked once here
             try:
@@ -127,22 +125,6 @@ class SVMMapCV(SVMMap):
         self.path_ = self.selection_["path"]
         set_best_score(self, sets, self.select_metric, validation_measure(self.select_metric))
         return self
-
-    def _validate_eval_set(self, eval_set):
-        """(X, y, qid) of the validation documents, checked as the training data is: the
-        training data's columns (and names), finite values, one qid per row."""
-        try:
-            X, y, qid = eval_set
-        except (TypeError, ValueError):
-            raise InputFormatError("eval_set must be (X, y, qid) of validation documents") \
-                from None
-        try:
-            X, y = validate_data(self, X, y, reset=False, accept_sparse="csr",
-                                 dtype=np.float64, y_numeric=True)
-            return X, y, check_qid(qid, X.shape[0])
-        except ValueError as exc:
-            reason = str(exc).splitlines()[0]  # scikit-learn's NaN advice runs on for lines
-            raise InputFormatError(f"eval_set: {reason}") from None
 
     def best_estimator(self) -> SVMMap:
         """A plain SVMMap with C = C_ holding the chosen model (what ``save`` writes)."""

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyterrier as pt
 
+from .errors import InputFormatError
 from .estimator import SVMMap
 from .model_selection import SVMMapCV
 
@@ -80,11 +81,22 @@ def _defaults():
     return {**SVMMapCV().get_params(), **SVMMap().get_params(), "Cs": None}
 
 
-def _labelled(results, qrels):
-    """(X, y, qid) of a results frame with the qrels' labels (unjudged: 0)."""
+def _labelled(results, qrels, name):
+    """(X, y, qid) of a results frame with the qrels' labels (unjudged: 0); ``name``: the
+    qrels' argument (``train_qrels``, ``valid_qrels``), named by an error."""
+    import pandas as pd  # PyTerrier's frames: loaded already
+
     pt.validate.result_frame(results, extra_columns=["features"])
     if len(results) == 0:
         raise ValueError("no results to train on")
+    labels = pd.to_numeric(qrels["label"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(labels))
+    if len(bad):  # read as 0 (unjudged) before
+        row = qrels.iloc[bad[0]]
+        raise InputFormatError(
+            f"{name}: row {bad[0]} (qid {row['qid']}, docno {row['docno']}) has label "
+            f"{row['label']!r}, not a finite number: every judged document needs a label "
+            "(an unjudged one is left out of the qrels)")
     judged = results[["qid", "docno"]].merge(qrels[["qid", "docno", "label"]],
                                              on=["qid", "docno"], how="left")
     if len(judged) != len(results):
@@ -129,12 +141,12 @@ class SVMMapRanker(pt.Estimator):
         """Train on the results frame ``train_topics`` (with ``features``) judged by
         ``train_qrels``; the validation topics choose C along ``Cs`` (SVMMapCV) and are
         measured in ``model_.best_score_``.  Returns self."""
-        train = _labelled(train_topics, train_qrels)
+        train = _labelled(train_topics, train_qrels, "train_qrels")
         valid = None
         if valid_topics is not None and len(valid_topics):
             if valid_qrels is None:
                 raise ValueError("valid_topics need valid_qrels")
-            valid = _labelled(valid_topics, valid_qrels)
+            valid = _labelled(valid_topics, valid_qrels, "valid_qrels")
         self._data, self._models = (train, valid), {}
         self._train()
         return self

@@ -398,10 +398,16 @@ def open_sources(given, stack):
     input, the working directory)."""
     source = stack.enter_context(Source(given))
     first = source.first_line
-    if first is None or not is_index_line(first[1]):
-        return [source]
     path = source.path
     base = Path(".") if str(given) == STDIN else path.parent
+    table = None if first is None else table_format(first[1], base)
+    if table is not None:
+        raise InputFormatError(
+            f"this looks like {table}, not SVMlight/LETOR data: expected lines '<label> "
+            "qid:<q> <index>:<value> ...' (svmmap.dump_svmlight writes them from arrays)",
+            path, first[0])
+    if first is None or not is_index_line(first[1]):
+        return [source]
     text = decode(source.view, path)
     source.close()
     listed_files = []
@@ -471,6 +477,23 @@ def _head_text(path):
     except (*errors, ValueError, EOFError):
         return None
     return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+def table_format(tokens, base):
+    """What a table's first line ``tokens`` looks like ("a CSV file (comma-separated
+    columns)", "... semicolon-separated ...", "a table of blank- or tab-separated columns
+    (TSV)"), or None for a line of SVMlight data or of an index file: one token with commas
+    or semicolons that is no file under ``base``, or several tokens none of which holds a
+    ':' (an SVMlight line has ``qid:`` or ``index:value`` after its label)."""
+    if len(tokens) == 1:
+        for separator, name in ((",", "comma"), (";", "semicolon")):
+            if separator in tokens[0] and ":" not in tokens[0] and \
+                    not os.path.exists(base / tokens[0]):
+                return f"a CSV file ({name}-separated columns)"
+        return None
+    if len(tokens) > 2 and not any(":" in token for token in tokens):
+        return "a table of blank- or tab-separated columns (TSV)"
+    return None
 
 
 def is_index_line(tokens):

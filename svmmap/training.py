@@ -208,6 +208,8 @@ def prepare(params, collection, sample_weight=None):
     SVMMap.fit takes it, indexed by the collection's input rows."""
     if collection.n_features == 0:
         raise InputFormatError(no_features_error(collection.X.shape, "SVMMap"))
+    if params["feature_map"] is None:  # before any array as long as the feature count
+        check_n_features(collection.n_features)
     query_level = per_query_normalized(collection.X, collection.ptr)
     normalizer = None
     if params.get("normalize") is not None:  # training sees the scaled columns

@@ -25,9 +25,11 @@ import numpy as np
 
 from .atomic import OutputKind, first_tokens, write_text_atomically
 from .errors import InputFormatError
+from .io import LabelRule
 
 __all__ = ["docnos_from_comments", "document_numbers", "run_lines", "qrels_lines",
-           "write_run", "write_qrels", "RUN_FILE", "QRELS_FILE"]
+           "write_run", "write_qrels", "run_tag_error", "RUN_FILE", "QRELS_FILE",
+           "QRELS_GRADES"]
 
 _DOCID = re.compile(r"docid\s*=\s*(\S+)")
 
@@ -77,10 +79,18 @@ def _ranked(qid, docnos, scores):
         yield queries[g], rows
 
 
+def run_tag_error(tag):
+    """Why ``tag`` cannot be a run's tag (its last column), or None when it can: one word,
+    without whitespace."""
+    if not tag or any(c.isspace() for c in tag):
+        return f"the run tag must be one word without blanks, got {tag!r}"
+    return None
+
+
 def run_lines(qid, docnos, scores, tag="svmmap"):
     """The run's lines (module docstring)."""
-    if not tag or any(c.isspace() for c in tag):
-        raise InputFormatError(f"the run tag must be one word, got {tag!r}")
+    if run_tag_error(tag):
+        raise InputFormatError(run_tag_error(tag))
     scores = np.asarray(scores, dtype=np.float64)
     docnos = np.asarray(docnos).astype(str)
     return [f"{q} Q0 {docnos[r]} {rank} {float(scores[r])!r} {tag}\n"
@@ -88,11 +98,24 @@ def run_lines(qid, docnos, scores, tag="svmmap"):
             for rank, r in enumerate(rows, 1)]
 
 
+def _fractional(labels):
+    return labels != np.round(labels)
+
+
+def _fractional_error(label):
+    return f"label {label:g} is fractional: qrels hold integer labels"
+
+
+#: what writing qrels needs of the data's labels (svmmap.io.LabelRule: refused with file and
+#: line by the reader): integers
+QRELS_GRADES = LabelRule(_fractional, _fractional_error)
+
+
 def qrels_lines(qid, docnos, labels):
     """The qrels' lines: every document's label (negative labels written 0)."""
     labels = np.asarray(labels, dtype=np.float64)
-    if not np.all(labels == np.round(labels)):
-        raise InputFormatError("qrels hold integer labels: the data has a fractional one")
+    if np.any(_fractional(labels)):
+        raise InputFormatError(_fractional_error(labels[_fractional(labels)][0]))
     grades = np.maximum(labels, 0).astype(np.int64)
     docnos = np.asarray(docnos).astype(str)
     return [f"{q} 0 {docnos[r]} {grades[r]}\n"

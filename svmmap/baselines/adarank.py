@@ -129,9 +129,10 @@ class AdaRank(BaselineRanker):
         ``best_score_`` records MAP on each.
         """
         qid = training_qid(qid, group, X)
-        sets = eval_sets(eval_set, eval_group, eval_qid)
-        eval_set = sets[0] if sets else None
         full = self._training_collection(X, y, qid)
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
+        eval_set = sets[0] if sets else None
         keep = self._informative(full)
         if len(keep) == 0:
             raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "

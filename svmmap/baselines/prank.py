@@ -85,8 +85,9 @@ class PRank(BaselineRanker):
         instead of qid) and ``eval_set`` / ``eval_group`` / ``eval_qid`` as svmmap.groups
         reads them; ``best_score_`` records MAP on each validation set."""
         qid = training_qid(qid, group, X)
-        sets = eval_sets(eval_set, eval_group, eval_qid)
         collection = self._training_collection(X, y, qid)
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
         classes, rank = np.unique(collection.labels, return_inverse=True)
         if len(classes) < 2:
             raise InputFormatError("every training document has the same label: there is "

@@ -159,9 +159,10 @@ class RankBoost(BaselineRanker):
         validation set; ``best_score_`` records MAP on each.
         """
         qid = training_qid(qid, group, X)
-        sets = eval_sets(eval_set, eval_group, eval_qid)
-        eval_set = sets[0] if sets else None
         full = self._training_collection(X, y, qid)
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
+        eval_set = sets[0] if sets else None
         if unlabeled is None:
             mask = np.zeros(full.X.shape[0], dtype=bool)
         else:

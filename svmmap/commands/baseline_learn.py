@@ -21,6 +21,7 @@ from ..errors import InputFormatError
 from ..model_file import model_output
 from ..options import MAX_ABS_VALUE
 from .common import (
+    ArgumentParser,
     HelpFormatter,
     add_force_option,
     add_group_option,
@@ -35,7 +36,7 @@ BASELINE_MODEL = model_output(METHODS, "a baseline model file (adarank, rankboos
 
 
 def _learn_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         formatter_class=HelpFormatter,
         prog="svmmap_baseline_learn",
         description="Train a baseline ranker: AdaRank (Xu & Li 2007), RankBoost (Freund et al. "
@@ -107,8 +108,9 @@ def learn_main(argv=None):
     def learn():
         import numpy as np
 
+        from .._csr import as_scipy
         from ..baselines.prank import PRank
-        from ..io import input_files, load_svmlight
+        from ..io import input_files, load_svmlight, read_svmlight
 
         inputs = [*input_files(args.train_file), args.group]
         if args.eval_set is not None:
@@ -122,10 +124,16 @@ def learn_main(argv=None):
         if args.eval_set is not None:
             if isinstance(model, PRank):
                 raise InputFormatError("--eval-set applies to AdaRank and RankBoost only")
-            options["eval_set"] = load_svmlight(args.eval_set, n_features=X.shape[1],
-                                                max_abs_value=MAX_ABS_VALUE)
+            Xv, yv, qv = read_svmlight(args.eval_set, n_features=X.shape[1],
+                                       max_abs_value=MAX_ABS_VALUE, width_of=args.train_file)
+            options["eval_set"] = (as_scipy(Xv), yv, qv)
         with warnings_as_notes("svmmap_baseline_learn"):
-            model.fit(X, y, qid, **options)
+            try:
+                model.fit(X, y, qid, **options)
+            except InputFormatError as exc:  # the validation data's: name its file
+                if exc.path is not None or not exc.reason.startswith("eval_set"):
+                    raise
+                raise InputFormatError(exc.reason, args.eval_set) from None
         if args.verbose >= 1:
             size = f"{model.n_rounds_} rounds" if hasattr(model, "n_rounds_") else \
                 f"{model.n_epochs} epochs, {int(model.n_updates_.sum())} updates"

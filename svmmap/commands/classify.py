@@ -18,6 +18,7 @@ from ..atomic import OutputKind, check_output
 from ..measures import help_text, parse_metrics
 from ..options import CONVENTIONS, DTYPES, MAX_ABS_VALUE
 from .common import (
+    ArgumentParser,
     HelpFormatter,
     add_force_option,
     add_group_option,
@@ -30,7 +31,7 @@ __all__ = ["classify_main"]
 
 
 def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_baseline_learn"):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         formatter_class=HelpFormatter,
         prog=prog,
         description="Score documents with a trained svmmap model of any kind (SVM-MAP and "
@@ -141,13 +142,18 @@ def classify_main(argv=None, prog="svmmap_classify"):
     outputs = [p for p in (args.predictions_file, args.run, args.qrels) if p is not None]
     if len(set(outputs)) < len(outputs):
         parser.error("the predictions, --run and --qrels files must be different files")
+    if args.run is not None:  # the run's tag checked before anything is read or written
+        from ..trec_run import run_tag_error
+
+        if run_tag_error(args.run_tag):
+            parser.error(f"argument --run-tag: {run_tag_error(args.run_tag)}")
 
     def classify():
         import numpy as np
 
         from .. import metrics, trec_run
         from ..atomic import write_text_atomically
-        from ..io import input_files, read_svmlight
+        from ..io import input_files, measure_label_rules, read_svmlight
         from ..model_file import load_scorer
 
         to_stdout = args.predictions_file == STDOUT
@@ -160,31 +166,42 @@ def classify_main(argv=None, prog="svmmap_classify"):
         n_features, score = load_scorer(args.model_file)
         trec = args.run is not None or args.qrels is not None or \
             args.convention == "trec_eval"
+        # what the outputs need of the labels, refused with file and line while reading
+        label_rules = measure_label_rules(parse_metrics(args.metrics)) \
+            if args.metrics is not None and args.verbose >= 1 else ()
+        if args.qrels is not None:
+            label_rules = (*label_rules, trec_run.QRELS_GRADES)
         listed = []  # what an index file in a pipe lists: known once it is read
         # X as the reader gives it (dense, or CSR arrays): scored without importing scipy
         X, y, qid, *comments = read_svmlight(
             args.test_file, n_features=n_features, group=args.group,
             max_abs_value=MAX_ABS_VALUE, n_threads=args.n_threads, return_comments=trec,
-            files_read=listed, dtype=args.dtype)
+            files_read=listed, dtype=args.dtype, label_rules=label_rules,
+            width_of=args.model_file)
         for path, _ in outputs:
             check_output(path, listed)
         docnos = trec_run.docnos_from_comments(comments[0]) if trec else None
         scores = score(X, qid)
+        # every output and the report made before the first file is written: a failure
+        # leaves the file system as it was
+        written = [(args.predictions_file, [f"{s!r}\n" for s in scores.tolist()])]
         if args.run is not None:
-            trec_run.write_run(args.run, qid, docnos, scores, args.run_tag)
+            written.append((args.run, trec_run.run_lines(qid, docnos, scores, args.run_tag)))
         if args.qrels is not None:
-            trec_run.write_qrels(args.qrels, qid, docnos, y)
-        lines = [f"{s!r}\n" for s in scores.tolist()]
-        if to_stdout:
-            sys.stdout.writelines(lines)
-            sys.stdout.flush()
-        else:
-            write_text_atomically(args.predictions_file, lines)
+            written.append((args.qrels, trec_run.qrels_lines(qid, docnos, y)))
+        summary = None
         if args.verbose >= 1:
             summary = metrics.evaluate(scores, y, qid, convention=args.convention,
                                        measures=args.metrics,
                                        docnos=docnos if args.convention == "trec_eval"
                                        else None)
+        for path, lines in written:
+            if path == STDOUT:
+                sys.stdout.writelines(lines)
+                sys.stdout.flush()
+            else:
+                write_text_atomically(path, lines)
+        if summary is not None:
             report = sys.stderr if to_stdout else sys.stdout
             print(f"Scored {len(scores)} documents of {_n_distinct(np.sort(qid))} queries "
                   f"({args.convention} convention, {summary['queries']} queries averaged)",

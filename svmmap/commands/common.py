@@ -64,6 +64,15 @@ class HelpFormatter(argparse.HelpFormatter):
                          _terminal_columns() - 2 if width is None else width)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line, ``prog: error: message (see prog
+    --help)``, exit status 2: the usage argparse prints before the message is 5-14 lines
+    that hide it.  ``--help`` prints the usage and the options as ever."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _terminal_columns():
     """shutil.get_terminal_size().columns: the COLUMNS variable (a positive integer), else
     standard output's terminal width, else 80."""

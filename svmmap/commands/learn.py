@@ -36,7 +36,7 @@ from svmstruct_api.options import QP_SOLVERS
 from .. import interrupts
 from ..atomic import check_output
 from ..errors import InputFormatError, SVMMapError
-from ..measures import help_text, parse_loss, parse_select_metric
+from ..measures import help_text, parse_loss, parse_metrics, parse_select_metric
 from ..model_file import model_output
 from ..options import (
     DEFAULT_EPSILON,
@@ -44,11 +44,11 @@ from ..options import (
     DEFAULT_SELECT_TOL,
     DTYPES,
     MAX_ABS_VALUE,
-    MAX_NDCG_LABEL,
     ORACLES,
 )
 from ..params import ParameterError, check_c_path, check_svmmap
 from .common import (
+    ArgumentParser,
     Background,
     HelpFormatter,
     add_force_option,
@@ -162,7 +162,7 @@ def _column_list(text):
 
 
 def _learn_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         formatter_class=HelpFormatter,
         prog="svmmap_learn",
         description="Train a linear ranking function with a structural SVM that optimises "
@@ -422,9 +422,28 @@ def _refuse_svmstruct_options(parser, argv):
                          f"{SVMSTRUCT_ONLY[option]}")
 
 
+def _refuse_spaced_c_values(parser, argv):
+    """parser.error with the fix when C values follow -c separated by blanks (``-c 0.1 1
+    10``, which argparse would report as unrecognized arguments: the files)."""
+    for k, token in enumerate(argv):
+        if token == "--":
+            return
+        if token in ("-c", "--C"):
+            values = []
+            for value in argv[k + 1:]:
+                try:
+                    float(value)
+                except ValueError:
+                    break
+                values.append(value)
+            if len(values) > 1:
+                parser.error(f"C values are comma-separated: {token} {','.join(values)}")
+
+
 def learn_main(argv=None):
     parser = _learn_parser()
     _refuse_svmstruct_options(parser, sys.argv[1:] if argv is None else argv)
+    _refuse_spaced_c_values(parser, sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     refuse_swapped(parser, args.train_file, "train_file model_file")
     params = _learn_model(parser, args)
@@ -478,18 +497,24 @@ def _learn_here(args, params, selecting, started):
     The training file is read in a helper thread while this one imports the training
     modules (the reader's parsing runs without the GIL): start-up and reading overlap, as
     they take about as long on a small file (benchmarks/startup.py)."""
-    from ..io import input_files, load_query_weights, read_svmlight
+    from ..io import (
+        NDCG_GRADES,
+        input_files,
+        load_query_weights,
+        measure_label_rules,
+        read_svmlight,
+    )
 
     vali_files = [] if args.eval_set is None else input_files(args.eval_set)
     check_output(args.model_file, [*input_files(args.train_file), args.group, *vali_files,
                                    args.query_weights], SVMMAP_MODEL, args.force)
     loss = parse_loss(args.loss)[0]
-    max_label = MAX_NDCG_LABEL if loss == "ndcg" else None
     listed = []  # what an index file in a pipe lists: known once it is read
     # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap._csr)
     reading = Background(lambda: read_svmlight(
         args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
-        n_threads=args.n_threads, max_label=max_label, files_read=listed, dtype=args.dtype))
+        n_threads=args.n_threads, label_rules=(NDCG_GRADES,) if loss == "ndcg" else (),
+        files_read=listed, dtype=args.dtype))
     # the modules training needs, imported now, while the file is read: the plugin of the
     # loss and the solvers (svmmap.training imports the learner only where one is made)
     import svmstruct_api.learner  # noqa: F401
@@ -507,6 +532,8 @@ def _learn_here(args, params, selecting, started):
     # documents are grouped, not checked again
     data = QueryCollection.from_checked(X, y, qid)
     n_features = X.shape[1]
+    if args.verbose >= 1:
+        _note_unused_width(X, args.train_file)
     sample_weight = None
     if args.query_weights is not None:
         if selecting:
@@ -529,7 +556,8 @@ def _learn_here(args, params, selecting, started):
         if args.eval_set is not None:
             vali = QueryCollection.from_checked(*read_svmlight(
                 args.eval_set, n_features=n_features, max_abs_value=MAX_ABS_VALUE,
-                n_threads=args.n_threads, dtype=args.dtype))
+                n_threads=args.n_threads, dtype=args.dtype, width_of=args.train_file,
+                label_rules=measure_label_rules(parse_metrics(metric))))
         fitted = selection.fit_c_path(params, data, sorted(args.C), vali, metric, tol,
                                       callbacks, holdout_fraction=args.holdout,
                                       refit_all=args.refit, vali_path=args.eval_set)
@@ -544,6 +572,36 @@ def _learn_here(args, params, selecting, started):
         write_model(path, training.model_content(params, n_features, fitted))
 
     return fitted, save, None
+
+
+#: a training file's feature count (its highest index) more than this many times the number
+#: of distinct features its lines use is noted: every dense vector of training and the model
+#: are that long (a mistyped index of 100000000 made an 800 MB model)
+UNUSED_WIDTH_RATIO = 100
+#: ... from this feature count on
+UNUSED_WIDTH_MIN = 1000
+
+
+def _note_unused_width(X, path):
+    """Print a note, at once (before training), when the sparse X's feature count is at least
+    UNUSED_WIDTH_MIN and more than UNUSED_WIDTH_RATIO times the distinct features its rows
+    use (a dense X uses every feature).  A count that svmmap.training refuses (above
+    MAX_FEATURES) is left to it."""
+    import numpy as np
+
+    from ..training import MAX_FEATURES
+
+    n_features = X.shape[1]
+    if isinstance(X, np.ndarray) or not UNUSED_WIDTH_MIN <= n_features <= MAX_FEATURES:
+        return
+    used = np.zeros(n_features, dtype=bool)
+    used[X.indices] = True
+    n_used = int(np.count_nonzero(used))
+    if n_features > UNUSED_WIDTH_RATIO * n_used:
+        print(f"svmmap_learn: note: {path}: the highest feature index is {n_features} but the "
+              f"lines use only {n_used} distinct features: the model holds {n_features} "
+              f"weights ({8 * n_features / 2**20:.0f} MiB); a mistyped index? renumber the "
+              "features consecutively", file=sys.stderr, flush=True)
 
 
 def _learn_on_dask(args, params, stack, callbacks):

@@ -127,8 +127,9 @@ def test_classify_refuses_err_of_grades_beyond_4_in_one_line(tmp_path):
     proc = subprocess.run([shutil.which("svmmap_classify"), "--metrics", "err@3", data, model,
                            tmp_path / "p.txt"], capture_output=True, text=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr == f"svmmap_classify: error: {data}: ERR takes grades 0 to 4 (gdeval's " \
-        "scale: stopping probability (2^g - 1) / 2^4), got label 5\n"
+    assert proc.stderr == f"svmmap_classify: error: {data}:1: ERR takes grades 0 to 4 " \
+        "(gdeval's scale: stopping probability (2^g - 1) / 2^4), got label 5\n"
+    assert not (tmp_path / "p.txt").exists()  # checked while reading, before any output
 
 
 def test_models_are_selected_by_err():

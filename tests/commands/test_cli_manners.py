@@ -41,7 +41,9 @@ def test_swapped_learn_arguments_say_the_first_file_is_a_model(files):
     before = (files / "train.txt").read_bytes()
     proc = run_command("svmmap_learn", "-c", "100", files / "m.json", files / "train.txt",
                        check=False)
-    assert proc.returncode == 2 and proc.stderr.startswith("usage: svmmap_learn")
+    assert proc.returncode == 2 and proc.stderr.startswith("svmmap_learn: error: ")
+    assert len(proc.stderr.splitlines()) == 1  # one line, with a pointer to --help
+    assert proc.stderr.rstrip().endswith("(see svmmap_learn --help)")
     assert f"{files / 'm.json'} looks like a model file, not data: the arguments are " \
            "train_file model_file" in proc.stderr
     assert (files / "train.txt").read_bytes() == before
@@ -50,7 +52,8 @@ def test_swapped_learn_arguments_say_the_first_file_is_a_model(files):
 def test_swapped_classify_arguments_say_the_first_file_is_a_model(files):
     proc = run_command("svmmap_classify", files / "m.json", files / "train.txt", files / "p2.txt",
                        check=False)
-    assert proc.returncode == 2 and "usage: svmmap_classify" in proc.stderr
+    assert proc.returncode == 2 and proc.stderr.startswith("svmmap_classify: error: ")
+    assert len(proc.stderr.splitlines()) == 1
     assert "looks like a model file, not data: the arguments are test_file model_file " \
            "predictions_file" in proc.stderr
     assert not (files / "p2.txt").exists()
@@ -64,7 +67,8 @@ def test_svmstruct_options_are_named_with_what_svmmap_does_instead(files, option
                                                                    instead):
     args = [option] + ([value] if value else [])
     proc = run_command("svmmap_learn", *args, files / "train.txt", files / "m2.json", check=False)
-    assert proc.returncode == 2 and proc.stderr.startswith("usage: svmmap_learn")
+    assert proc.returncode == 2 and proc.stderr.startswith("svmmap_learn: error: ")
+    assert len(proc.stderr.splitlines()) == 1
     assert f"{option[:2]} is an SVMstruct option svmmap does not have: " in proc.stderr
     assert instead in proc.stderr and not (files / "m2.json").exists()
     assert instead in SVMSTRUCT_ONLY[option[:2]]

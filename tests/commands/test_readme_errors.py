@@ -117,12 +117,59 @@ def _(capsys, monkeypatch):
     return _learn(["train.txt", "model.json"], capsys)
 
 
-@trigger("test.txt:1: feature index 99 exceeds n_features=45")
+@trigger("test.txt:1: feature index 99 exceeds the 45 features of model.json (a file may have "
+         "fewer features, never more)")
 def _(capsys, monkeypatch):
     Path("train.txt").write_text(_lines(4) + "0 qid:1 45:0.5\n")
     assert learn_main(["-v", "0", "train.txt", "model.json"]) == 0
     Path("test.txt").write_text("1 qid:1 1:1 99:1\n")
     return _cli(classify_main, ["test.txt", "model.json", "p.txt"], capsys)
+
+
+@trigger("test.txt: every line lists the features 1..45, zeros written out, but model.json has "
+         "46 features: ...")
+def _(capsys, monkeypatch):
+    row = " ".join(f"{j}:{j % 2}" for j in range(1, 46))
+    Path("train.txt").write_text(f"1 qid:1 {row} 46:1\n0 qid:1 {row} 46:0\n")
+    assert learn_main(["-v", "0", "train.txt", "model.json"]) == 0
+    Path("test.txt").write_text(f"1 qid:1 {row}\n0 qid:1 {row}\n")
+    return _cli(classify_main, ["test.txt", "model.json", "p.txt"], capsys)
+
+
+@trigger("test.txt:3: label 1.5 is fractional: qrels hold integer labels")
+def _(capsys, monkeypatch):
+    _model(capsys)
+    Path("test.txt").write_text(_lines(2) + "1.5 qid:1 1:1\n")
+    return _cli(classify_main, ["--qrels", "q.txt", "test.txt", "model.json", "p.txt"], capsys)
+
+
+@trigger("test.txt:3: ERR takes grades 0 to 4 (gdeval's scale: stopping probability "
+         "(2^g - 1) / 2^4), got label 7")
+def _(capsys, monkeypatch):
+    _model(capsys)
+    Path("test.txt").write_text(_lines(2) + "7 qid:1 1:1\n")
+    return _cli(classify_main, ["--metrics", "err@10", "test.txt", "model.json", "p.txt"],
+                capsys)
+
+
+@trigger("train.csv:1: this looks like a CSV file (comma-separated columns), not SVMlight/LETOR "
+         "data: expected lines '<label> qid:<q> <index>:<value> ...' (svmmap.dump_svmlight "
+         "writes them from arrays)")
+def _(capsys, monkeypatch):
+    Path("train.csv").write_text("label,qid,f1,f2\n1,1,0.5,0.2\n")
+    return _learn(["train.csv", "model.json"], capsys)
+
+
+@trigger("C values are comma-separated: -c 0.1,1,10 (see svmmap_learn --help)")
+def _(capsys, monkeypatch):
+    return _learn(["-c", "0.1", "1", "10", _good(), "model.json"], capsys, status=2)
+
+
+@trigger("argument --run-tag: the run tag must be one word without blanks, got 'a b' (see "
+         "svmmap_classify --help)")
+def _(capsys, monkeypatch):
+    return _cli(classify_main, ["--run", "run.txt", "--run-tag", "a b", _good(),
+                                _model(capsys), "p.txt"], capsys, status=2)
 
 
 @trigger("train.txt: none of the 2 queries has both a relevant (label > 0) and a non-relevant "
@@ -290,6 +337,21 @@ def _(capsys, monkeypatch):
                 capsys)
 
 
+@trigger("map.txt:3: not valid UTF-8 (byte 0xe9): save the rank features as UTF-8")
+def _(capsys, monkeypatch):
+    Path("map.txt").write_bytes(b"1 attribute(f1)\n2 attribute(f2)\n3 caf\xe9(x)\n")
+    return _cli(export_main, ["--format", "vespa", "--rank-features", "map.txt",
+                              _model(capsys), "out.profile"], capsys)
+
+
+@trigger("map.txt: the rank-feature map must name every model feature and no other: missing "
+         "['3']")
+def _(capsys, monkeypatch):
+    Path("map.txt").write_text("1 attribute(f1)\n2 attribute(f2)\n4 attribute(f4)\n")
+    return _cli(export_main, ["--format", "vespa", "--rank-features", "map.txt",
+                              _model(capsys), "out.profile"], capsys)
+
+
 @trigger("argument --depth: must be at least 1, got '0'")
 def _(capsys, monkeypatch):
     return _cli(trec.main, ["build", "--runs", "run", "--qrels", "qrels", "--out", "data.txt",
@@ -307,6 +369,19 @@ def _(capsys, monkeypatch):
 def _(capsys, monkeypatch):
     qid = np.array([1, 1, "a", "a"], dtype=object)
     return _api(lambda: SVMMap().fit(np.eye(4), [1, 0, 1, 0], qid))
+
+
+@trigger("eval_set[0] (validation data): X has 12 rows but eval_qid[0] has 5 entries")
+def _(capsys, monkeypatch):
+    X, y = np.random.default_rng(0).random((24, 3)), np.tile([1.0, 0.0, 0.0], 8)
+    return _api(lambda: SVMMap().fit(X, y, np.repeat(np.arange(4), 6), eval_set=[(X[:12], y[:12])],
+                                     eval_qid=[np.zeros(5)]))
+
+
+@trigger("group holds a query size of 1e+20 rows, X has 24")
+def _(capsys, monkeypatch):
+    X, y = np.random.default_rng(0).random((24, 3)), np.tile([1.0, 0.0, 0.0], 8)
+    return _api(lambda: SVMMap().fit(X, y, group=[1e20, 1e20]))
 
 
 # -- the checks ----------------------------------------------------------------------------------

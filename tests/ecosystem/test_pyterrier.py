@@ -11,7 +11,7 @@ pt = pytest.importorskip("pyterrier")
 
 from scipy import stats  # noqa: E402
 
-from svmmap import SVMMap, metrics  # noqa: E402
+from svmmap import InputFormatError, SVMMap, metrics  # noqa: E402
 from svmmap.model_selection import SVMMapCV  # noqa: E402
 from svmmap.pyterrier import SVMMapRanker  # noqa: E402
 
@@ -185,3 +185,21 @@ def test_qrels_judging_a_document_twice_are_refused():
 
     with pytest.raises(ValueError, match="more than once"):
         SVMMapRanker().fit(TRAIN[1], pd.concat([QRELS, QRELS]))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), None, "two", float("inf")])
+@pytest.mark.parametrize("which", ["train_qrels", "valid_qrels"])
+def test_a_label_that_is_no_number_in_the_qrels_is_named(bad, which):
+    """A NaN (or missing, or text) label in a qrels frame was read as 0 (unjudged) silently:
+    refused naming the frame, its row, qid and docno (issue 32, item 8)."""
+    qrels = QRELS.copy()
+    qrels["label"] = qrels["label"].astype(object)
+    row = int(np.flatnonzero(qrels["qid"].str.startswith(which[:2]))[3])
+    qrels.loc[row, "label"] = bad
+    frames = {"train_qrels": QRELS, "valid_qrels": QRELS, which: qrels}
+    pipeline = CANDIDATES >> SVMMapRanker(Cs=[1, 10])
+    with pytest.raises(InputFormatError) as info:
+        pipeline.fit(TRAIN[0], frames["train_qrels"], VALID[0], frames["valid_qrels"])
+    message = str(info.value)
+    assert message.startswith(f"{which}: row {row} (qid {qrels.loc[row, 'qid']}, docno "
+                              f"{qrels.loc[row, 'docno']}) has label ") and "\n" not in message

@@ -39,7 +39,7 @@ def read_both(data, **kwargs):
     results = []
     for dense in (True, False):
         try:
-            results.append(io._parse("f.txt", data, (kwargs.get("n_features"), 1e3), True,
+            results.append(io._parse("f.txt", data, io._Limits(kwargs.get("n_features"), 1e3), True,
                                      n_threads=kwargs.get("n_threads", 1),
                                      dtype=kwargs.get("dtype", np.float64),
                                      block_bytes=kwargs.get("block_bytes"), dense=dense))

@@ -19,7 +19,7 @@ from conftest import data_file, traced_peak
 
 def both_parsers(path, data, n_features=None, with_qid=True, max_abs_value=math.inf):
     """(extension result, Python result): each a _Part or the InputFormatError message."""
-    limits = (n_features, max_abs_value)
+    limits = io._Limits(n_features, max_abs_value)
     results = []
     for parse in (lambda: io._parse(path, memoryview(data), limits, True, with_qid),
                   lambda: io._parse_text(path, data.decode("utf-8"), limits, with_qid)):
@@ -202,7 +202,7 @@ def test_reading_in_blocks_gives_what_one_block_gives(content, block_bytes, n_th
     where one is not canonical on), comments, and the same first rejected line with its
     number counted through the blocks."""
     data = content.encode()
-    limits = (50, 1e3)
+    limits = io._Limits(50, 1e3)
     results = []
     for size in (1 << 30, block_bytes):
         try:
