@@ -365,7 +365,7 @@ def _select_on_c_path(method, grid, train, vali, patience=None):
             warnings.simplefilter("ignore")  # queries without constraints are skipped
             data = search._training_collection(train.X, train.y, train.qid)
             checked = QueryCollection.from_arrays(
-                *search._validate_eval_set((vali.X, vali.y, vali.qid)))
+                *search._validate_eval_sets([(vali.X, vali.y, vali.qid)])[0])
             fitted = fit_c_path(search.get_params(deep=False), data, list(grid), checked,
                                 method.measure, 0.0, patience=patience)
     except (QPError, InputFormatError):

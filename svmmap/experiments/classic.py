@@ -27,7 +27,6 @@ The runs feed ``python -m svmmap.experiments.trec build`` (binned features of wh
 systems, the paper's regime).
 """
 
-import argparse
 import json
 from pathlib import Path
 
@@ -35,7 +34,7 @@ import numpy as np
 
 from .. import interrupts, metrics
 from ..atomic import write_text_atomically
-from ..commands.common import positive_int
+from ..commands.common import ArgumentParser, positive_int
 from ..errors import SVMMapError, error_line
 from . import smart, tables
 from .retrieval import MODELS, Index
@@ -113,6 +112,8 @@ def _select(names):
         return MODELS
     known = {m.name: m for m in MODELS}
     wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        raise SVMMapError(f"--models lists no model; known: {', '.join(known)}")
     unknown = [n for n in wanted if n not in known]
     if unknown:
         raise SVMMapError(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -120,7 +121,7 @@ def _select(names):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m svmmap.experiments.classic",
+    parser = ArgumentParser(prog="python -m svmmap.experiments.classic",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--collection", required=True, choices=sorted(smart.COLLECTIONS))
     parser.add_argument("--data", required=True, help="the collection's folder")

@@ -27,7 +27,6 @@ local worker processes, ``--scheduler tcp://host:port`` on a Dask cluster's work
 reads the folds it needs itself, once); the tables are the same as one process's.
 """
 
-import argparse
 import datetime
 import json
 import shlex
@@ -42,6 +41,7 @@ from svmstruct_api.qp import QPError
 
 from .. import interrupts, metrics
 from ..atomic import write_text_atomically
+from ..commands.common import ArgumentParser
 from ..errors import SVMMapError, error_line
 from ..metrics import interpolated_precision
 from ..selection import select
@@ -222,7 +222,7 @@ def parse_folds(text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m svmmap.experiments.letor",
         description="LETOR 5-fold protocol: hyper-parameters by validation MAP, test metrics "
                     "per fold and averaged.")

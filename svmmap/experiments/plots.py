@@ -10,13 +10,13 @@ reads ``letor.json`` or ``trials.json`` from DIR (written by :mod:`.letor` / :mo
 and writes ``ap_scatter_<baseline>.png`` and ``precision_recall.png`` there.
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from ..commands.common import ArgumentParser
 from ..console import print_output
 from ..errors import SVMMapError
 from ..metrics import RECALL_LEVELS
@@ -137,7 +137,7 @@ def plot_results(folder, baselines=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m svmmap.experiments.plots",
+    parser = ArgumentParser(prog="python -m svmmap.experiments.plots",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True, help="output folder of letor or trials")
     parser.add_argument("--baseline", action="append",

@@ -29,7 +29,6 @@ per retrieved document plus the data set itself (TREC-9's 92 automatic runs: 0.9
         [--tag svmmap]
 """
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
@@ -37,7 +36,7 @@ import numpy as np
 
 from .. import interrupts
 from ..atomic import OutputKind, check_output, first_tokens
-from ..commands.common import positive_int
+from ..commands.common import ArgumentParser, positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from ..io import dump_svmlight, input_files, load_svmlight
 from ..options import MAX_ABS_VALUE
@@ -185,6 +184,7 @@ class RunSet:
         from .classic import run_map
 
         self.qrels = read_qrels(qrels_path)
+        self.qrels_path = qrels_path
         self.queries = list(self.qrels)
         position = {q: i for i, q in enumerate(self.queries)}
         self.pools = [{} for _ in self.queries]      # docno -> index, per judged query
@@ -229,7 +229,8 @@ class RunSet:
             order.append((row, count))
         sizes = np.array([count for _, count in order], dtype=np.int64)
         if not sizes.sum():
-            raise SVMMapError("no query of the qrels was retrieved by any run")
+            raise InputFormatError("no topic of the qrels was retrieved by any run (are the "
+                                   "qrels those of the runs' topics?)", self.qrels_path)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         X = np.empty((int(offsets[-1]), len(runs)))
         y = np.zeros(int(offsets[-1]))
@@ -323,7 +324,7 @@ def _run_command(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m svmmap.experiments.trec",
+    parser = ArgumentParser(prog="python -m svmmap.experiments.trec",
                                      description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     b = commands.add_parser("build", help="data set from run files and qrels")

@@ -35,14 +35,13 @@ Each protocol run keeps its finished trials in ``OUT/<data set>/``; ``--resume``
 interrupted command (the data sets already written are reused when they hold the same runs).
 """
 
-import argparse
 import csv
 import re
 from pathlib import Path
 
 from .. import interrupts
 from ..atomic import write_text_atomically
-from ..commands.common import positive_int
+from ..commands.common import ArgumentParser, positive_int
 from ..errors import InputFormatError, SVMMapError, error_line
 from . import tables, trec, trials
 from .datasets import is_array_folder, load_arrays, save_arrays
@@ -150,7 +149,7 @@ def _data_set(runs, keep, folder, names, resume):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m svmmap.experiments.trec_tables",
+    parser = ArgumentParser(prog="python -m svmmap.experiments.trec_tables",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", required=True, help="directory of TREC run files")
     parser.add_argument("--qrels", required=True, help="TREC qrels file")

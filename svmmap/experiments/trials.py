@@ -61,7 +61,6 @@ processes, ``--scheduler tcp://host:port`` on the workers of a Dask cluster (eac
 bit, as one process's (wall times aside); ``--resume`` and the estimate work as in one process.
 """
 
-import argparse
 import datetime
 import json
 import shlex
@@ -76,7 +75,7 @@ from svmstruct_api.qp import QPError
 
 from .. import interrupts, metrics
 from ..atomic import write_text_atomically
-from ..commands.common import positive_int
+from ..commands.common import ArgumentParser, positive_int
 from ..errors import SVMMapError, error_line
 from ..metrics import interpolated_precision
 from ..selection import low_end_stable, select
@@ -367,7 +366,7 @@ def main(argv=None, meter=None):
     """The command (module docstring).  ``meter``: a :class:`.meter.Meter` owned by the
     caller, counting this run's trials among others (trec_tables: both of its runs); it is
     stepped, not closed.  Ctrl-C / SIGTERM: one line on stderr and SystemExit(130 / 143)."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m svmmap.experiments.trials",
         description="The paper's protocol: T balanced trials of 10 train / 5 validation / "
                     "35 test queries; Tables 6-11 layout.")
@@ -419,10 +418,11 @@ def main(argv=None, meter=None):
     n_bins = _default_bins() if args.bin is None else args.bin
     try:
         sizes = tuple(int(s) for s in args.sizes.split(","))
-        if len(sizes) != 3:
+        if len(sizes) != 3 or min(sizes) < 1:
             raise ValueError
     except ValueError:
-        parser.exit(1, f"error: bad --sizes {args.sizes!r}: expected train,vali,test\n")
+        parser.error(f"bad --sizes {args.sizes!r}: expected train,vali,test, three positive "
+                     "numbers of queries")
     journal, own_meter = None, None
     try:
         with interrupts.handled():

@@ -129,3 +129,32 @@ def test_selection_by_run_list_and_title_only_tags(tmp_path):
     listing.write_text("name,kind\n")
     with pytest.raises(trec_tables.InputFormatError, match="runs.tsv:1: a run list is a TSV"):
         trec_tables.read_run_list(listing)
+
+
+def test_bad_experiment_arguments_are_one_line_naming_what_is_wrong(runs, tmp_path, capsys):
+    """Issue 32's experiment cases: a zero in --sizes, an empty --models list, qrels of other
+    topics (the qrels file named), each one line, before any output exists."""
+    from svmmap.experiments import trials
+
+    folder, _ = runs
+    with pytest.raises(SystemExit) as exit_:
+        trials.main(["--data", str(folder / "qrels"), "--out", str(tmp_path / "t"),
+                     "--sizes", "2,0,1"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "bad --sizes '2,0,1'" in err
+    assert not (tmp_path / "t").exists()
+    with pytest.raises(SystemExit) as exit_:
+        classic.main(["--collection", "cacm", "--data", str(tmp_path), "--out",
+                      str(tmp_path / "c"), "--models", ","])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 1 and "--models lists no model" in err
+    other = tmp_path / "other_qrels"
+    other.write_text("999 0 d1 1\n")
+    with pytest.raises(SystemExit) as exit_:
+        trec_tables.main(["--runs", str(folder / "runs"), "--qrels", str(other), "--out",
+                          str(tmp_path / "o"), "-q"])
+    err = capsys.readouterr().err.strip()
+    assert exit_.value.code == 1 and len(err.splitlines()) == 1
+    assert f"{other}: no topic of the qrels was retrieved by any run" in err
+    assert not (tmp_path / "o").exists()
