@@ -196,9 +196,8 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
                        "vali": float(measure(vali_scores, y_vali, qid_vali))}
                 results.append(result)  # first: every row of path has its result
                 path.append(row)
-                if patience and len(path) - 1 - choose(
-                        [r["vali"] for r in path], select_tol) > patience - 1 and \
-                        len(path) < len(Cs):
+                if patience and len(path) < len(Cs) and \
+                        _falling(path, select_tol) >= patience:
                     stopped.append(True)
                     return
         except KeyboardInterrupt:  # while scoring a fit: the path ends with the fits made
@@ -217,6 +216,19 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     if stopped:
         selection["stopped_early"] = True
     return training.FittedModel.of(problem, chosen, selection)
+
+
+def _falling(path, select_tol):
+    """How many of the last rows of ``path`` in a row score below the best row's validation
+    measure by more than ``select_tol`` (rows that tie with the best do not count: at the
+    C -> 0 limit many C values give one ranking)."""
+    best = max(row["vali"] for row in path)
+    count = 0
+    for row in reversed(path):
+        if not row["vali"] < best - select_tol:
+            break
+        count += 1
+    return count
 
 
 def refit(params, data, fitted, callbacks=()):

@@ -156,3 +156,19 @@ def test_holdout_refits_on_all_training_queries_unless_told_not_to(tmp_path):
                            str(train), str(train), str(tmp_path / "x.json")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "--no-refit applies to --holdout" in proc.stderr
+
+
+def test_patience_counts_only_the_values_below_the_best_in_a_row():
+    """The C path's early stop (svmmap.selection.select_c, ``patience``): C values that tie
+    with the best -- as every C at the C -> 0 limit does -- never count; only a run of values
+    below the best, ending at the last C, does."""
+    from svmmap.selection import _falling
+
+    def rows(*values):
+        return [{"vali": v} for v in values]
+
+    assert _falling(rows(0.5, 0.5, 0.5, 0.5), 0.0) == 0
+    assert _falling(rows(0.5, 0.5, 0.4, 0.3), 0.0) == 2
+    assert _falling(rows(0.5, 0.4, 0.5, 0.3), 0.0) == 1
+    assert _falling(rows(0.5, 0.4996, 0.3), 5e-4) == 1
+    assert _falling(rows(0.2, 0.3, 0.4), 0.0) == 0
