@@ -10,7 +10,7 @@ from sklearn.base import clone
 
 from svmmap import SVMMap
 from svmmap._binned_rows import binned_lookup, binned_transpose
-from svmmap._csr import indicator_matrix, row_block, scores, take_rows
+from svmmap._csr import indicator_matrix, row_block, scores, take_rows, training_scores
 from svmmap._kernel_inputs import BinnedArrays, CSRArrays, csr_for_kernels
 from svmmap._loss_kernels import loss_constraints
 from svmmap._map_kernels import combine_rows, map_constraints
@@ -77,7 +77,10 @@ def test_products_equal_the_explicit_matrix(seed, n_thresholds, per_query, dtype
     dense = explicit.toarray()
     m, d = dense.shape
     w = rng.normal(size=d)
-    np.testing.assert_allclose(scores(implicit, w), dense @ w, rtol=1e-12, atol=1e-12)
+    # scoring: the bits of the indicator matrix's product; training: the lookup's sums
+    np.testing.assert_array_equal(scores(implicit, w), explicit @ w)
+    np.testing.assert_allclose(training_scores(implicit, w), dense @ w, rtol=1e-12,
+                               atol=1e-12)
     ptr = np.array([0, m // 3, m // 3, m], dtype=np.intp)  # an empty query too
     coef, weights = rng.normal(size=m), np.array([0.5, 2.0, -1.0])
     coef[::4] = 0.0
@@ -136,7 +139,9 @@ def test_wide_bins_are_uint16_and_give_the_same_products():
     implicit, dense = fitted.transform_bins(X), fitted.transform(X).toarray()
     assert implicit.bins.dtype == np.uint16 and max(implicit.widths) >= 256
     w, u = rng.normal(size=dense.shape[1]), rng.normal(size=len(X))
-    np.testing.assert_allclose(scores(implicit, w), dense @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(scores(implicit, w), sp.csr_matrix(dense) @ w)
+    np.testing.assert_allclose(training_scores(implicit, w), dense @ w, rtol=1e-12,
+                               atol=1e-12)
     ptr = np.arange(0, 3001, 100)
     np.testing.assert_allclose(combine_rows(implicit, u, ptr, np.ones(30)), dense.T @ u,
                                rtol=1e-12, atol=1e-12)
@@ -226,6 +231,5 @@ def test_a_binned_model_saves_loads_and_scores_through_the_bins(tmp_path):
     again = SVMMap.load(tmp_path / "model.json")
     np.testing.assert_array_equal(again.decision_function(X, qid),
                                   model.decision_function(X, qid))
-    np.testing.assert_allclose(model.decision_function(X, qid),
-                               model.feature_map_.transform(X, qid) @ model.coef_,
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(model.decision_function(X, qid),
+                                  model.feature_map_.transform(X, qid) @ model.coef_)
