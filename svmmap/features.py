@@ -165,8 +165,8 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
     def _base_scores(self, X, grouping, columns):
         """Dense (m, len(columns)) base-function scores, transformed within the queries of
         ``grouping`` (a QueryCollection grouping of X's rows)."""
-        scores = X[:, columns]
-        scores = scores.toarray() if sp.issparse(scores) else np.array(scores)
+        scores = X[:, columns]  # a copy: an index array selects the columns
+        scores = scores.toarray() if sp.issparse(scores) else np.asarray(scores)
         if self.per_query is None:
             return scores
         within = _percentiles if self.per_query == "percentile" else _min_max

@@ -20,6 +20,8 @@ from svmmap.features import BinnedFeatureMap
 from svmmap.metrics import mean_average_precision
 from svmmap.plugins.rows import DocumentBasis, QueryRows
 
+from conftest import traced_peak
+
 
 def _scores_data(seed, dtype=np.float64):
     """Base scores with ties, a column of few values, a constant column, a column that is 0
@@ -233,3 +235,29 @@ def test_a_binned_model_saves_loads_and_scores_through_the_bins(tmp_path):
                                   model.decision_function(X, qid))
     np.testing.assert_array_equal(model.decision_function(X, qid),
                                   model.feature_map_.transform(X, qid) @ model.coef_)
+
+
+@pytest.mark.filterwarnings("ignore:.*carry no constraint")
+@pytest.mark.parametrize("algorithm, loss", [("1-slack", "map"), ("n-slack", "map"),
+                                             ("1-slack", "acc")])
+def test_training_never_allocates_the_indicator_matrix(algorithm, loss):
+    """200,000 documents x 20 base functions x 50 thresholds: the indicator matrix has about
+    25 ones per (document, base), 10^8 stored values, 1.2 GB as float64 CSR with int32
+    indices.  Binning, training and scoring hold the bins (4 MB) and per-document arrays:
+    far below it."""
+    rng = np.random.default_rng(0)
+    n_queries, per_query, n_bases = 100, 2000, 20
+    m = n_queries * per_query
+    X = rng.normal(size=(m, n_bases))
+    qid = np.repeat(np.arange(n_queries), per_query)
+    y = (X[:, :3].sum(axis=1) + 2 * rng.normal(size=m) > 3).astype(float)
+    model = SVMMap(C=1.0, loss=loss, algorithm=algorithm, max_iter=3,
+                   feature_map=BinnedFeatureMap(50))
+    (_, scored), peak = traced_peak(lambda: (model.fit(X, y, qid),
+                                             model.decision_function(X, qid)))
+    assert model.training_result_.iterations == 3 and len(scored) == m
+    bins = model.feature_map_.transform_bins(X[:1000])
+    explicit_bytes = int(bins.bins.sum(dtype=np.int64)) * (m // 1000) * (8 + 4)
+    assert explicit_bytes > 1e9
+    assert peak < explicit_bytes / 10, f"training allocated {peak / 1e6:.0f} MB"
+    assert peak < 100e6, f"training allocated {peak / 1e6:.0f} MB"
