@@ -85,12 +85,12 @@ def take_rows(X, rows):
 
 
 def scores(X, w):
-    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays).  The values
-    of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr int32 or
-    intp of one type) are read in place and each row summed in float64 in stored order: the
-    bits scipy's product gives, without its float64 copy of float32 values.  A float64 or
-    float32 ndarray (the reader's dense layout) is read in place and each row summed in
-    column order: the same bits as its CSR arrays give.  BinnedArrays: the weights of the
+    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse, CSRArrays or BinnedArrays).
+    The values of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr
+    int32 or intp of one type) are read in place and each row summed in float64 in stored
+    order: the bits scipy's product gives, without its float64 copy of float32 values.  A
+    float64 or float32 ndarray (the reader's dense layout) is read in place and each row
+    summed in column order: the same bits as its CSR arrays give.  BinnedArrays: the weights of the
     indicators that are 1 summed in column order, the bits of the indicator matrix's CSR
     product (svmmap._binned_rows.indicator_scores; training scores by lookup instead,
     ``training_scores``)."""

@@ -18,9 +18,13 @@ from svmmap._roc_kernels import roc_constraints
 from svmmap.experiments.registry import CANDIDATES
 from svmmap.features import BinnedFeatureMap
 from svmmap.metrics import mean_average_precision
+from svmmap.model_selection import SVMMapCV
 from svmmap.plugins.rows import DocumentBasis, QueryRows
 
 from conftest import traced_peak
+
+# generated queries without a relevant document are skipped, as they should be
+pytestmark = pytest.mark.filterwarnings("ignore:.*carry no constraint")
 
 
 def _scores_data(seed, dtype=np.float64):
@@ -237,7 +241,6 @@ def test_a_binned_model_saves_loads_and_scores_through_the_bins(tmp_path):
                                   model.feature_map_.transform(X, qid) @ model.coef_)
 
 
-@pytest.mark.filterwarnings("ignore:.*carry no constraint")
 @pytest.mark.parametrize("algorithm, loss", [("1-slack", "map"), ("n-slack", "map"),
                                              ("1-slack", "acc")])
 def test_training_never_allocates_the_indicator_matrix(algorithm, loss):
@@ -261,3 +264,22 @@ def test_training_never_allocates_the_indicator_matrix(algorithm, loss):
     assert explicit_bytes > 1e9
     assert peak < explicit_bytes / 10, f"training allocated {peak / 1e6:.0f} MB"
     assert peak < 100e6, f"training allocated {peak / 1e6:.0f} MB"
+
+
+def test_selection_along_the_c_path_through_the_bins_equals_the_explicit_matrix():
+    """The warm-started C path scores the validation queries through their bins: the path
+    (validation MAP per C) and the chosen C are those of the explicit indicator matrix."""
+    X, y, qid = _scores_data(21)
+    Xv, yv, qv = _scores_data(22)
+    Cs = (0.1, 1.0, 10.0)
+    binned = SVMMapCV(Cs=Cs, epsilon=1e-6, feature_map=BinnedFeatureMap(6))
+    binned.fit(X, y, qid, eval_set=[(Xv, yv, qv)])
+    fitted = binned.feature_map_
+    explicit = SVMMapCV(Cs=Cs, epsilon=1e-6).fit(
+        fitted.transform(X), y, qid, eval_set=[(fitted.transform(Xv), yv, qv)])
+    assert binned.C_ == explicit.C_
+    assert [row["C"] for row in binned.path_] == list(Cs)
+    np.testing.assert_allclose([row["vali"] for row in binned.path_],
+                               [row["vali"] for row in explicit.path_], atol=0.01)
+    np.testing.assert_array_equal(binned.decision_function(Xv),
+                                  fitted.transform(Xv) @ binned.coef_)
