@@ -19,6 +19,12 @@ needed beyond the generated scores) and the fit's iterations and MAP on its trai
 an explicit run that dies of the limit is recorded as such.  Medians over rounds; ratios
 explicit / implicit.
 
+The passes (``--passes``, one child per shape): the seconds of one fused SVM-MAP constraint
+pass (scores X w, Algorithm 2, the coefficients; ``_map_kernels.map_pass``, one thread) and
+of one X^T u (``combine_rows``), medians of ``--repeats`` alternating calls, with X the bins,
+the raw base-function scores (a dense (m, F) float64 array: what the scores cost) and the
+explicit indicator CSR (where it fits under the limit).
+
 Generated data, shaped like the paper's trials: ``trec9``, one TREC-9 trial (10 training
 queries x 17,700 documents, 92 base functions: the runs' scores); ``trec9/10`` the same with
 1,770 documents a query; ``classic`` a classic-collection trial (10 queries x 1,000
@@ -92,9 +98,46 @@ def child(way, shape, C):
                       "train_map": float(mean_average_precision(scores, y, qid))}))
 
 
-def measure(way, shape, C, limit_gb):
+def child_passes(shape, repeats):
+    """Per-pass seconds of each layout of X, in this process: prints its JSON record."""
+    from svmmap._kernel_inputs import checked_constraint_inputs, csr_for_kernels
+    from svmmap._map_kernels import combine_rows, harmonic_numbers, map_pass
+    from svmmap.features import BinnedFeatureMap
+
+    X, y, qid = generate(*SHAPES[shape])
+    ptr = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True]).astype(np.intp)
+    relevant = (y > 0).astype(np.uint8)
+    fitted = BinnedFeatureMap(N_THRESHOLDS).fit(X)
+    layouts = {"bins": fitted.transform_bins(X), "scores": X}
+    try:
+        layouts["explicit"] = csr_for_kernels(fitted.transform(X))
+    except MemoryError:
+        pass
+    rng = np.random.default_rng(1)
+    w = {name: rng.normal(size=layout.shape[1]) for name, layout in layouts.items()}
+    inputs = {name: checked_constraint_inputs(layout, w[name], relevant, ptr)
+              for name, layout in layouts.items()}
+    harmonic = harmonic_numbers(ptr)
+    u = rng.normal(size=len(y))
+    ones = np.ones(len(ptr) - 1)
+    seconds = {name: {"pass": [], "transpose": []} for name in layouts}
+    for _ in range(repeats):
+        for name in layouts:  # alternately
+            start = time.perf_counter()
+            map_pass(inputs[name], harmonic)
+            seconds[name]["pass"].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            combine_rows(layouts[name], u, ptr, ones)
+            seconds[name]["transpose"].append(time.perf_counter() - start)
+    print(json.dumps({name: {key: float(np.median(v)) for key, v in times.items()}
+                      for name, times in seconds.items()}))
+
+
+def _run_child(arguments, limit_gb):
+    """The JSON record of a child (this script with ``arguments``) under the limit, or
+    {"failed": why}."""
     command = ["prlimit", f"--as={int(limit_gb * 2**30)}", "--", sys.executable,
-               str(Path(__file__).resolve()), "--child", way, "--shape", shape, "--C", str(C)]
+               str(Path(__file__).resolve()), *arguments]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(command, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -102,6 +145,10 @@ def measure(way, shape, C, limit_gb):
         died = "MemoryError" in proc.stderr or "memory" in tail.lower() or proc.returncode < 0
         return {"failed": f"out of memory under {limit_gb:g} GB" if died else tail}
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def measure(way, shape, C, limit_gb):
+    return _run_child(["--child", way, "--shape", shape, "--C", str(C)], limit_gb)
 
 
 def _median(runs, key):
@@ -116,11 +163,18 @@ def main():
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--limit-gb", type=float, default=8.0)
     parser.add_argument("--name", default="binned_features")
-    parser.add_argument("--child", choices=["implicit", "explicit"])
+    parser.add_argument("--passes", action="store_true",
+                        help="time single constraint passes and X^T u, not whole fits")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--child", choices=["implicit", "explicit", "passes"])
     parser.add_argument("--shape", choices=sorted(SHAPES))
     args = parser.parse_args()
+    if args.child == "passes":
+        return child_passes(args.shape, args.repeats)
     if args.child:
         return child(args.child, args.shape, args.C)
+    if args.passes:
+        return main_passes(args)
     rows = []
     for shape in args.shapes.split(","):
         runs = {"implicit": [], "explicit": []}
@@ -168,6 +222,41 @@ def main():
                 "data (binning included); peak RSS growth: VmHWM over VmRSS before the fit "
                 "(the generated scores not counted).\n\n" + "\n".join(lines) + "\n\n"
                 + "\n".join(ratios))
+    record(args.name, command, rows, markdown)
+
+
+def main_passes(args):
+    rows, lines = [], ["| shape | queries x documents | bases | X | pass (ms) | X^T u (ms) | "
+                       "pass / scores' |", "|---|---|---|---|---|---|---|"]
+    for shape in args.shapes.split(","):
+        result = _run_child(["--child", "passes", "--shape", shape, "--repeats",
+                             str(args.repeats)], args.limit_gb)
+        print(shape, result, flush=True)
+        n_queries, per_query, n_bases = SHAPES[shape]
+        rows.append({"shape": shape, "queries": n_queries, "documents": n_queries * per_query,
+                     "bases": n_bases, "seconds": result})
+        if "failed" in result:
+            lines.append(f"| {shape} | {n_queries} x {per_query} | {n_bases} | "
+                         f"{result['failed']} | | | |")
+            continue
+        for name in ("bins", "scores", "explicit"):
+            if name not in result:
+                lines.append(f"| {shape} | {n_queries} x {per_query} | {n_bases} | {name} | "
+                             f"does not fit under {args.limit_gb:g} GB | | |")
+                continue
+            t = result[name]
+            lines.append(f"| {shape} | {n_queries} x {per_query} | {n_bases} | {name} | "
+                         f"{1e3 * t['pass']:.1f} | {1e3 * t['transpose']:.1f} | "
+                         f"{t['pass'] / result['scores']['pass']:.2f} |")
+    command = "python " + " ".join(shlex.quote(a) for a in
+                                   ["benchmarks/binned_features.py", *sys.argv[1:]])
+    markdown = (f"## One fused SVM-MAP constraint pass and one X^T u ({N_THRESHOLDS} "
+                "thresholds per base function, one thread)\n\nMedians of "
+                f"{args.repeats} calls, the layouts alternating, in one child process under "
+                f"a {args.limit_gb:g} GB address-space limit.  X: bins = the implicit binned "
+                "features (uint8, one per document and base function); scores = the raw "
+                "base-function scores as a dense float64 (m, F) array (what the scores "
+                "cost); explicit = the CSR indicator matrix.\n\n" + "\n".join(lines))
     record(args.name, command, rows, markdown)
 
 
