@@ -52,10 +52,32 @@ def binned_lookup(const double[::1] w, const Py_ssize_t[::1] widths):
     return lookup_arr
 
 
-def binned_scores(const bin_t[:, ::1] bins, const Py_ssize_t[::1] widths,
+def indicator_scores(const bin_t[:, ::1] bins, const Py_ssize_t[::1] widths,
+                     const double[::1] w):
+    """float64 (m,): s_d = sum_f sum_{j < b_{d,f}} w_{off_f + j} of every row, summed one
+    weight at a time in column order: the bits of the indicator matrix's CSR product
+    (scipy's, svmmap._csr_rows.csr_scores), for scoring (a model scores binned data as it
+    did when the indicator matrix was formed), at one addition per indicator that is 1."""
+    cdef Py_ssize_t m = bins.shape[0], n_bases = bins.shape[1], d, f, j, off
+    out_arr = np.zeros(m)
+    cdef double[::1] out = out_arr
+    cdef double total
+    with nogil:
+        for d in range(m):
+            total = 0.0
+            off = 0
+            for f in range(n_bases):
+                for j in range(off, off + bins[d, f]):
+                    total += w[j]
+                off += widths[f]
+            out[d] = total
+    return out_arr
+
+
+def lookup_scores(const bin_t[:, ::1] bins, const Py_ssize_t[::1] widths,
                   const double[::1] w):
     """float64 (m,): s_d = sum_f L_f[b_{d,f}] of every row (module docstring), summed in base
-    order."""
+    order: one table read per base, as the fused constraint passes score (training)."""
     cdef Py_ssize_t m = bins.shape[0], n_bases = bins.shape[1], d, f
     lookup_arr = binned_lookup(w, widths)
     starts_arr = table_starts(widths)

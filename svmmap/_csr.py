@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from ._binned_rows import binned_scores
+from ._binned_rows import indicator_scores, lookup_scores
 from ._csr_rows import csr_scores, csr_take_rows, dense_scores
 from ._kernel_inputs import BinnedArrays, CSRArrays, checked_bins
 
@@ -85,19 +85,17 @@ def take_rows(X, rows):
 
 
 def scores(X, w):
-    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse or CSRArrays).  The values
-    of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr int32 or
-    intp of one type) are read in place and each row summed in float64 in stored order: the
-    bits scipy's product gives, without its float64 copy of float32 values.  A float64 or
-    float32 ndarray (the reader's dense layout) is read in place and each row summed in
-    column order: the same bits as its CSR arrays give.  BinnedArrays: s_d = sum_f
-    L_f[b_{d,f}] with the cumulative weights L_f[b] = sum_{j < b} w_{off_f + j}
-    (svmmap._binned_rows)."""
+    """float64 (m,): X w for the rows of X (ndarray, scipy.sparse, CSRArrays or BinnedArrays).
+    The values of CSRArrays and of a scipy CSR matrix (float64 or float32, indices and indptr
+    int32 or intp of one type) are read in place and each row summed in float64 in stored
+    order: the bits scipy's product gives, without its float64 copy of float32 values.  A
+    float64 or float32 ndarray (the reader's dense layout) is read in place and each row
+    summed in column order: the same bits as its CSR arrays give.  BinnedArrays: the weights of the
+    indicators that are 1 summed in column order, the bits of the indicator matrix's CSR
+    product (svmmap._binned_rows.indicator_scores; training scores by lookup instead,
+    ``training_scores``)."""
     if isinstance(X, BinnedArrays):
-        w = np.ascontiguousarray(w, dtype=np.float64)
-        if w.shape != (X.shape[1],):
-            raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
-        return binned_scores(*checked_bins(X, values=False), w)
+        return indicator_scores(*checked_bins(X, values=False), _weights_of(X, w))
     if _scipy_csr_readable(X):
         X = CSRArrays(X.data, X.indices, X.indptr, X.shape)
     dense = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float64, np.float32)
@@ -111,6 +109,24 @@ def scores(X, w):
     if len(w) == 0:  # no columns, no stored values
         return np.zeros(X.shape[0])
     return csr_scores(X.data, X.indices, X.indptr, w)
+
+
+def training_scores(X, w):
+    """float64 (m,): X w as the training passes compute it -- for BinnedArrays by the
+    per-base cumulative weights, s_d = sum_f L_f[b_{d,f}], L_f[b] = sum_{j < b} w_{off_f + j}
+    (one table read per base: svmmap._binned_rows.lookup_scores, as the fused constraint
+    passes), else ``scores(X, w)``."""
+    if isinstance(X, BinnedArrays):
+        return lookup_scores(*checked_bins(X, values=False), _weights_of(X, w))
+    return scores(X, w)
+
+
+def _weights_of(X, w):
+    """w as a C-contiguous float64 vector of X's columns (ValueError otherwise)."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if w.shape != (X.shape[1],):
+        raise ValueError(f"w has shape {w.shape}, X has {X.shape[1]} columns")
+    return w
 
 
 def _scipy_csr_readable(X):

@@ -469,7 +469,8 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
     ``most_violated``), in one pass over the data (``_query_core.constraints_pass``): for
     every query the scores X_q w, the most violated ranking y_hat_q, its loss Delta_q, the
     coefficients c* - c_hat of dpsi_q = X_q^T (c* - c_hat) and the margin w.dpsi_q.  X is a
-    C-contiguous float64 or float32 ndarray or the CSRArrays of a sparse matrix, documents in
+    C-contiguous float64 or float32 ndarray, the CSRArrays of a sparse matrix or BinnedArrays
+    (binned features, scored by lookup: ``_query_core.constraints_pass``), documents in
     grouped order.  Returns (loss (n,), coef (m,), margin (n,))."""
     relevant = np.asarray(gains) > 0
     if kind == "ndcg":

@@ -239,8 +239,8 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     margin w.dpsi_q (``_query_core.constraints_pass``; ``method`` and ``n_threads`` as in
     ``most_violated_map``).
 
-    X is a C-contiguous float64 or float32 ndarray or the CSRArrays of a sparse matrix (see
-    ``csr_for_kernels``), documents in grouped order.  Returns (loss (n,), coef (m,),
+    X is a C-contiguous float64 or float32 ndarray, the CSRArrays of a sparse matrix (see
+    ``csr_for_kernels``) or BinnedArrays (binned features), documents in grouped order.  Returns (loss (n,), coef (m,),
     margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
     coefficients 0 and margin 0.
     """

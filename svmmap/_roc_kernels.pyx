@@ -156,8 +156,8 @@ def roc_constraints(X, w, relevant, ptr, int n_threads=1):
     (``_query_core.constraints_pass``).  The same as ``most_violated_roc`` on the scores X w,
     without the intermediate scores.
 
-    X is a C-contiguous float64 or float32 ndarray or the CSRArrays of a sparse matrix (see
-    ``_kernel_inputs.csr_for_kernels``), documents in grouped order; ``n_threads`` as in
+    X is a C-contiguous float64 or float32 ndarray, the CSRArrays of a sparse matrix (see
+    ``_kernel_inputs.csr_for_kernels``) or BinnedArrays (binned features), documents in grouped order; ``n_threads`` as in
     ``most_violated_roc`` (the results do not depend on it).  Returns (loss (n,), coef (m,),
     margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
     coefficients 0 and margin 0.

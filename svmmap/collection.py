@@ -11,7 +11,9 @@ features or labels), which is what the metrics and the per-query feature transfo
 
 What the kernels read is held in their form, made once: X as a C-contiguous float64 ndarray
 or the arrays of a CSR matrix with float64 data and sorted intp indices (``kernel_X``; scipy
-itself keeps int32 indices when they fit; float32 values are kept as they are), the
+itself keeps int32 indices when they fit; float32 values are kept as they are), or, for
+binned features, their bins (svmmap._kernel_inputs.BinnedArrays, put in place of X by
+BinnedFeatureMap.fit_transform_collection: gathered and scored as bins), the
 relevance flags as uint8, ``ptr`` as intp and the query of every document.
 
 Sparse X is a scipy.sparse matrix (the estimators' input) or the reader's CSRArrays (the

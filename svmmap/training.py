@@ -8,7 +8,8 @@ svmmap.estimator.SVMMap (the scikit-learn estimator), ``svmmap_learn``, the C pa
 ``make_problem`` hook) all train through :func:`fit`; the command line imports only this,
 numpy and the extensions, never scikit-learn (whose import alone takes longer than most
 trainings: benchmarks/grid.py), and scipy only for binning: its data is the reader's
-dense ndarray or CSRArrays (svmmap._csr).
+dense ndarray or CSRArrays (svmmap._csr), and binned features are trained and scored
+through their bins (BinnedArrays: svmmap.features, never the indicator matrix).
 ``params`` is always the dict of SVMMap's constructor arguments (``get_params(deep=False)``).
 """
 

@@ -9,7 +9,7 @@ import numpy as np
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
 from .._csr import row_block
-from .._csr import scores as row_scores
+from .._csr import training_scores as row_scores
 from ..errors import InputFormatError
 from .rows import QueryRows
 

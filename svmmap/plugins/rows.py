@@ -22,8 +22,8 @@ what makes the rows exact: they are the same numbers a dense D is computed from.
 import numpy as np
 
 from .._binned_rows import binned_transpose
-from .._csr import scores as row_scores
 from .._csr import take_rows
+from .._csr import training_scores as row_scores
 from .._kernel_inputs import BinnedArrays, CSRArrays, checked_bins
 from .._map_kernels import combine_rows
 

@@ -10,7 +10,7 @@ from sklearn.base import clone
 
 from svmmap import SVMMap
 from svmmap._binned_rows import binned_lookup, binned_transpose
-from svmmap._csr import indicator_matrix, row_block, scores, take_rows
+from svmmap._csr import indicator_matrix, row_block, scores, take_rows, training_scores
 from svmmap._kernel_inputs import BinnedArrays, CSRArrays, csr_for_kernels
 from svmmap._loss_kernels import loss_constraints
 from svmmap._map_kernels import combine_rows, map_constraints
@@ -18,7 +18,13 @@ from svmmap._roc_kernels import roc_constraints
 from svmmap.experiments.registry import CANDIDATES
 from svmmap.features import BinnedFeatureMap
 from svmmap.metrics import mean_average_precision
+from svmmap.model_selection import SVMMapCV
 from svmmap.plugins.rows import DocumentBasis, QueryRows
+
+from conftest import traced_peak
+
+# generated queries without a relevant document are skipped, as they should be
+pytestmark = pytest.mark.filterwarnings("ignore:.*carry no constraint")
 
 
 def _scores_data(seed, dtype=np.float64):
@@ -77,7 +83,10 @@ def test_products_equal_the_explicit_matrix(seed, n_thresholds, per_query, dtype
     dense = explicit.toarray()
     m, d = dense.shape
     w = rng.normal(size=d)
-    np.testing.assert_allclose(scores(implicit, w), dense @ w, rtol=1e-12, atol=1e-12)
+    # scoring: the bits of the indicator matrix's product; training: the lookup's sums
+    np.testing.assert_array_equal(scores(implicit, w), explicit @ w)
+    np.testing.assert_allclose(training_scores(implicit, w), dense @ w, rtol=1e-12,
+                               atol=1e-12)
     ptr = np.array([0, m // 3, m // 3, m], dtype=np.intp)  # an empty query too
     coef, weights = rng.normal(size=m), np.array([0.5, 2.0, -1.0])
     coef[::4] = 0.0
@@ -136,7 +145,9 @@ def test_wide_bins_are_uint16_and_give_the_same_products():
     implicit, dense = fitted.transform_bins(X), fitted.transform(X).toarray()
     assert implicit.bins.dtype == np.uint16 and max(implicit.widths) >= 256
     w, u = rng.normal(size=dense.shape[1]), rng.normal(size=len(X))
-    np.testing.assert_allclose(scores(implicit, w), dense @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(scores(implicit, w), sp.csr_matrix(dense) @ w)
+    np.testing.assert_allclose(training_scores(implicit, w), dense @ w, rtol=1e-12,
+                               atol=1e-12)
     ptr = np.arange(0, 3001, 100)
     np.testing.assert_allclose(combine_rows(implicit, u, ptr, np.ones(30)), dense.T @ u,
                                rtol=1e-12, atol=1e-12)
@@ -226,6 +237,49 @@ def test_a_binned_model_saves_loads_and_scores_through_the_bins(tmp_path):
     again = SVMMap.load(tmp_path / "model.json")
     np.testing.assert_array_equal(again.decision_function(X, qid),
                                   model.decision_function(X, qid))
-    np.testing.assert_allclose(model.decision_function(X, qid),
-                               model.feature_map_.transform(X, qid) @ model.coef_,
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(model.decision_function(X, qid),
+                                  model.feature_map_.transform(X, qid) @ model.coef_)
+
+
+@pytest.mark.parametrize("algorithm, loss", [("1-slack", "map"), ("n-slack", "map"),
+                                             ("1-slack", "acc")])
+def test_training_never_allocates_the_indicator_matrix(algorithm, loss):
+    """200,000 documents x 20 base functions x 50 thresholds: the indicator matrix has about
+    25 ones per (document, base), 10^8 stored values, 1.2 GB as float64 CSR with int32
+    indices.  Binning, training and scoring hold the bins (4 MB) and per-document arrays:
+    far below it."""
+    rng = np.random.default_rng(0)
+    n_queries, per_query, n_bases = 100, 2000, 20
+    m = n_queries * per_query
+    X = rng.normal(size=(m, n_bases))
+    qid = np.repeat(np.arange(n_queries), per_query)
+    y = (X[:, :3].sum(axis=1) + 2 * rng.normal(size=m) > 3).astype(float)
+    model = SVMMap(C=1.0, loss=loss, algorithm=algorithm, max_iter=3,
+                   feature_map=BinnedFeatureMap(50))
+    (_, scored), peak = traced_peak(lambda: (model.fit(X, y, qid),
+                                             model.decision_function(X, qid)))
+    assert model.training_result_.iterations == 3 and len(scored) == m
+    bins = model.feature_map_.transform_bins(X[:1000])
+    explicit_bytes = int(bins.bins.sum(dtype=np.int64)) * (m // 1000) * (8 + 4)
+    assert explicit_bytes > 1e9
+    assert peak < explicit_bytes / 10, f"training allocated {peak / 1e6:.0f} MB"
+    assert peak < 100e6, f"training allocated {peak / 1e6:.0f} MB"
+
+
+def test_selection_along_the_c_path_through_the_bins_equals_the_explicit_matrix():
+    """The warm-started C path scores the validation queries through their bins: the path
+    (validation MAP per C) and the chosen C are those of the explicit indicator matrix."""
+    X, y, qid = _scores_data(21)
+    Xv, yv, qv = _scores_data(22)
+    Cs = (0.1, 1.0, 10.0)
+    binned = SVMMapCV(Cs=Cs, epsilon=1e-6, feature_map=BinnedFeatureMap(6))
+    binned.fit(X, y, qid, eval_set=[(Xv, yv, qv)])
+    fitted = binned.feature_map_
+    explicit = SVMMapCV(Cs=Cs, epsilon=1e-6).fit(
+        fitted.transform(X), y, qid, eval_set=[(fitted.transform(Xv), yv, qv)])
+    assert binned.C_ == explicit.C_
+    assert [row["C"] for row in binned.path_] == list(Cs)
+    np.testing.assert_allclose([row["vali"] for row in binned.path_],
+                               [row["vali"] for row in explicit.path_], atol=0.01)
+    np.testing.assert_array_equal(binned.decision_function(Xv),
+                                  fitted.transform(Xv) @ binned.coef_)
