@@ -118,12 +118,11 @@ def test_mkdocs_build_strict_makes_the_site_with_its_figures(tmp_path):
 
 
 def test_front_door_is_short_and_links_into_the_manual():
-    """docs/README_front_door.md, the README to come: at most 200 lines, and every relative
-    link resolves (from the repository root, where it will live)."""
-    text = (DOCS / "README_front_door.md").read_text(encoding="utf-8")
+    """README.md, the front door: at most 200 lines, and every relative link resolves."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 200
     links = re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text)
     local = [link for link in links if not link.startswith(("http:", "https:"))]
     assert any(link.startswith("docs/pages/") for link in local)
     for link in local:
-        assert (ROOT / link).exists(), f"README_front_door.md links to missing {link}"
+        assert (ROOT / link).exists(), f"README.md links to missing {link}"

@@ -1,4 +1,4 @@
-"""README.md and the manual (docs/pages, and the front door README docs/README_front_door.md)
+"""README.md (the front door) and the manual (docs/pages)
 show what the commands print: every fenced block with ``$ command`` lines is run (in a scratch
 directory that sees the repository's data/; the manual's pages in the order of its nav, one
 directory for all of them, so a page may use what an earlier one wrote), and each command's
@@ -38,7 +38,6 @@ def manual_pages():
 #: name -> the files that are checked together, in order
 DOCUMENTS = {name: files for name, files in {
     "README.md": [ROOT / "README.md"],
-    "docs/README_front_door.md": [ROOT / "docs" / "README_front_door.md"],
     "docs/pages": manual_pages(),
 }.items() if files and all(f.is_file() for f in files)}
 

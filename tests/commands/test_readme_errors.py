@@ -27,9 +27,9 @@ from conftest import ROOT
 
 
 def table_messages():
-    """The messages of README's error table, in table order."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Errors you may see", 1)[1].split("\n## ", 1)[0]
+    """The messages of the manual's error table (docs/pages/errors.md), in table order."""
+    text = (ROOT / "docs" / "pages" / "errors.md").read_text(encoding="utf-8")
+    section = text.split("# Errors you may see", 1)[1].split("\n## ", 1)[0]
     messages = []
     for line in section.splitlines():
         if line.startswith("| `"):

@@ -248,8 +248,9 @@ def test_the_drivers_refuse_an_existing_output_of_another_kind(files, capsys, co
 
 
 def test_readme_error_table_rows_of_an_output_of_another_kind(files, capsys, monkeypatch):
-    """The rows README's error table gives for these refusals are what the commands print."""
-    readme = (ROOT / "README.md").read_text()
+    """The rows the manual's error table (docs/pages/errors.md) gives for these refusals are
+    what the commands print."""
+    readme = (ROOT / "docs" / "pages" / "errors.md").read_text()
     monkeypatch.chdir(files)
     _write(files / "test.txt", WITH_QID.format(q=3) * 2)
     assert learn_main(["-v", "0", "train.txt", "test.txt"]) == 1
