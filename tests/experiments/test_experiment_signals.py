@@ -322,3 +322,24 @@ def test_a_signal_stops_trials_on_a_dask_cluster(hooks, pool_file, tmp_path, uni
         trials.main(["--data", str(pool_file), "--out", str(out), "--resume", "--scheduler",
                      address, *TRIAL_ARGS])
     assert _stable(out / "trials.json") == uninterrupted
+
+
+def test_classic_runs_stop_inside_a_write(hooks, tmp_path):
+    """SIGTERM inside the first atomic write (the qrels): one line, 143, no temporary file,
+    no half-written file."""
+    from test_experiments_classic import DOCS, QRELS, QUERIES
+
+    data = tmp_path / "cranfield"
+    data.mkdir()
+    for name, text in (("cran.all.1400", DOCS), ("cran.qry", QUERIES), ("cranqrel", QRELS)):
+        (data / name).write_text(text)
+    out = tmp_path / "out"
+    status, err, _ = signal_in_phase(
+        hooks, ["svmmap.experiments.classic", "--collection", "cranfield", "--data", data,
+                "--out", out, "--depth", "2"], "output", signal.SIGTERM)
+    assert status == 143, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(
+        "python -m svmmap.experiments.classic: terminated: the files written so far in ")
+    assert not (out / "qrels.txt").exists()
+    _no_temporary_files(out)

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -95,11 +94,14 @@ def test_letor_with_two_jobs_equals_one_process(tmp_path):
 
 
 _COUNT_LOADS = textwrap.dedent("""
-    import os
+    import multiprocessing, os
+    from pathlib import Path
     from svmmap.experiments import trials
     real = trials.load_pool
     def load_pool(paths):
-        print("LOADED", os.getpid(), flush=True)
+        role = "worker" if multiprocessing.parent_process() else "command"
+        with open(Path(os.environ["COUNT_LOADS"]) / f"{role}-{os.getpid()}", "a") as handle:
+            handle.write("loaded\\n")
         return real(paths)
     trials.load_pool = load_pool
 """)
@@ -109,19 +111,22 @@ def test_trials_with_two_jobs_equal_one_process_and_each_worker_reads_once(
         pool_file, tmp_path, serial_trials):
     """Four trials on two workers: the tables and records of one process; the command reads
     the pool once, each worker once (not once per trial, nor with the data pickled into its
-    tasks)."""
-    (tmp_path / "sitecustomize.py").write_text(
+    tasks).  Each read appends a line to a file named after the reading process."""
+    hooks, loads = tmp_path / "hooks", tmp_path / "loads"
+    hooks.mkdir()
+    loads.mkdir()
+    (hooks / "sitecustomize.py").write_text(
         "import os\nif os.environ.get('COUNT_LOADS'):\n    import count_loads  # noqa\n")
-    (tmp_path / "count_loads.py").write_text(_COUNT_LOADS)
-    env = {**os.environ, "COUNT_LOADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    (hooks / "count_loads.py").write_text(_COUNT_LOADS)
+    env = {**os.environ, "COUNT_LOADS": str(loads),
+           "PYTHONPATH": os.pathsep.join([str(hooks), str(ROOT)])}
     result = subprocess.run([sys.executable, "-m", "svmmap.experiments.trials", "--data",
                              str(pool_file), "--out", str(tmp_path / "out"), "--jobs", "2",
                              *TRIAL_ARGS], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    loads = Counter(line.split()[1] for line in result.stdout.splitlines()
-                    if line.startswith("LOADED "))
-    assert len(loads) == 3 and set(loads.values()) == {1}, loads
+    reads = {p.name: p.read_text().count("loaded") for p in loads.iterdir()}
+    assert sorted(name.split("-")[0] for name in reads) == ["command", "worker", "worker"] \
+        and set(reads.values()) == {1}, (reads, result.stderr)
     assert _tables(tmp_path / "out", "trials") == serial_trials
 
 
