@@ -67,7 +67,20 @@ HOOKS = textwrap.dedent('''
         def learner(params, C, callbacks=()):
             return real_learner(params, C, [*callbacks, Wait()])
         training.learner = learner
-    elif PHASE == "between fits":  # before the second fit of unit AT
+    elif PHASE == "between fits":  # unit AT: after an SVM path's first C, before its second
+        real_learner = training.learner
+        def learner(params, C, callbacks=()):
+            made = real_learner(params, C, callbacks)
+            real_path = made.fit_path
+            def fit_path(plugin, Cs):
+                for i, result in enumerate(real_path(plugin, Cs)):
+                    yield result
+                    if current[0] == AT and i == 0:
+                        pause()
+            made.fit_path = fit_path
+            return made
+        training.learner = learner
+        # and a method trained value by value (the best feature): before its second fit
         real_fit, fits = selection._fit, []
         def _fit(method, value, train):
             if current[0] == AT:
