@@ -355,38 +355,34 @@ def low_end_stable(selected, train, split, factor=100.0):
 
 
 def _select_on_c_path(method, grid, train, vali, patience=None):
-    """(chosen C, its SVMMap, {C: validation measure}) of a structural SVM's C grid trained as
-    one warm-started path (module docstring), or None when the path does not apply: the
-    method's estimator is not a plain SVMMap, the grid is not increasing, the validation
-    queries cannot rank (svmmap.selection.check_validation) or the QP fails on the path (the
-    caller then trains each value from scratch, skipping the failures)."""
-    from .estimator import SVMMap
-    from .model_selection import SVMMapCV
-
-    estimator = method.factory(grid[0])
-    if type(estimator) is not SVMMap or method.param != "C" or \
-            list(grid) != sorted(set(grid)) or len(grid) < 2:
-        return None
+    """(chosen C, its fitted estimator, {C: validation measure}) of a structural SVM's C grid
+    trained as one warm-started path (module docstring), or None when the path does not
+    apply: the method's estimator is not a structural SVM (svmmap.SVMMap: a ranker that keeps
+    a FittedModel, hyper-parameter C), the grid is not increasing, the validation queries
+    cannot rank (:func:`check_validation`) or the QP fails on the path (the caller then
+    trains each value from scratch, skipping the failures)."""
     from .collection import QueryCollection
 
-    params = {k: v for k, v in estimator.get_params(deep=False).items() if k != "C"}
-    search = SVMMapCV(Cs=list(grid), select_metric=method.measure, select_tol=0.0, **params)
-    search.check_params()
+    estimator = method.factory(grid[0])
+    if method.param != "C" or not hasattr(estimator, "_set_fitted") or \
+            list(grid) != sorted(set(grid)) or len(grid) < 2:
+        return None
+    estimator.check_params()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # queries without constraints are skipped
-            data = search._training_collection(train.X, train.y, train.qid)
+            data = estimator._training_collection(train.X, train.y, train.qid)
             checked = QueryCollection.from_arrays(
-                *search._validate_eval_sets([(vali.X, vali.y, vali.qid)])[0])
-            fitted = fit_c_path(search.get_params(deep=False), data, list(grid), checked,
+                *estimator._validate_eval_sets([(vali.X, vali.y, vali.qid)])[0])
+            fitted = fit_c_path(estimator.get_params(deep=False), data, list(grid), checked,
                                 method.measure, 0.0, patience=patience)
     except (QPError, InputFormatError):
         return None
     if fitted.selection.get("interrupted"):
         raise KeyboardInterrupt
-    search._set_fitted(fitted)
-    search.C_ = fitted.selection["C"]
-    return search.C_, search.best_estimator(), \
+    estimator._set_fitted(fitted)
+    estimator.set_params(C=fitted.selection["C"])
+    return fitted.selection["C"], estimator, \
         {row["C"]: row["vali"] for row in fitted.selection["path"]}
 
 
