@@ -170,11 +170,13 @@ print(json.dumps({"iterations": r.iterations, "status": r.status,
 
 def profile(checkout, train, C):
     """How svmmap of ``checkout`` trains on ``train`` at C (_PROFILE), from one fit in a
-    process of this interpreter with the checkout first on PYTHONPATH."""
+    process of this interpreter with the checkout first on PYTHONPATH, run in the checkout
+    (``python -c`` puts its working directory before PYTHONPATH)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(checkout)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     done = subprocess.run([sys.executable, "-c", _PROFILE, str(train), f"{C:g}"],
-                          capture_output=True, text=True, check=True, env=env)
+                          capture_output=True, text=True, check=True, env=env,
+                          cwd=checkout)
     return json.loads(done.stdout.splitlines()[-1])
 
 
