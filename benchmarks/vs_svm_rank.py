@@ -10,11 +10,22 @@ svm_rank V1.00; a mirror is github.com/greysakura/ranking_SVM_test, first commit
 ``-fcommon``) somewhere outside it and pass the path of ``svm_rank_learn``.  Without
 ``--svm-rank`` the script says so and exits 0 without measuring anything.
 
-Datasets: OHSUMED and MQ2008 Fold1 training files (../shared/data), and two synthetic sets
+Datasets: OHSUMED and MQ2008 Fold1 training files (../shared/data), and synthetic sets
 written to a temporary directory by benchmarks/synthetic.py: ``dense`` (graded_dense: 20,000
 documents x 300 correlated dense features, labels 0..4) and ``sparse`` (sparse_letor: 50,000
-documents x 100,000 features, 20 nonzeros a document, binary labels); ``--scale`` shrinks
-their document counts (and the sparse set's number of features) by that factor.
+documents x 100,000 features, 20 nonzeros a document, binary labels), and issue 33's shapes,
+each drawn with every seed of ``--seeds`` (named ``shape:seed``): ``small_dense`` (200
+queries of 10-25 documents x 300 correlated dense features, grades 0..4), ``ltr_like``
+(ltr_challenge_like: about 3,000 documents in 200 queries, about 217 of 300 features
+present, grades 0..4) and ``sparse_graded`` (5 10^4 documents x 10^5 features, 20
+non-zeros, about 500 queries, grades 0..2); ``--scale`` shrinks the document counts of
+``dense`` and the two sparse sets (and their numbers of features) by that factor.
+
+Beside the times, one more fit of each svmmap (in its own process, after the timed rounds)
+reports how it trained: iterations, the largest and the final working set, and the shares
+of the training time spent in the working-set QP and in the oracle
+(TrainingResult.qp_seconds / oracle_seconds over its seconds); svm_rank's iterations and
+final working set are read from its output.
 
 What is run, per (dataset, C), ``--repeats`` times, alternating (svmmap first, then
 svm_rank, then again; with ``--reference CHECKOUT`` that checkout's svmmap_learn first in each
@@ -57,24 +68,37 @@ from pathlib import Path
 import _common as common
 from _common import record
 
-DATASETS = ("OHSUMED", "MQ2008", "dense", "sparse")
+DATASETS = ("OHSUMED", "MQ2008", "dense", "sparse", "small_dense", "ltr_like",
+            "sparse_graded")
+#: the synthetic sets drawn once per seed (issue 33's shapes)
+SEEDED = ("small_dense", "ltr_like", "sparse_graded")
 CS = (1.0, 100.0, 1000.0)
 LETOR = {"OHSUMED": ("OHSUMED", "Fold1", "train.txt"),
          "MQ2008": ("MQ2008", "Fold1", "train.txt")}
 
 
 def synthetic_file(name, directory, scale):
-    """Write the synthetic set ``name`` ("dense" or "sparse") as an SVMlight file."""
+    """Write the synthetic set ``name`` ("dense", "sparse", or one of SEEDED with its seed:
+    "ltr_like:2") as an SVMlight file."""
     import synthetic
 
     from svmmap import dump_svmlight
 
-    if name == "dense":
+    shape, _, seed = name.partition(":")
+    seed = int(seed or 0)
+    n_docs, n_features = max(200, int(50_000 * scale)), max(1000, int(100_000 * scale))
+    if shape == "dense":
         X, y, qid = synthetic.graded_dense(n_docs=max(200, int(20_000 * scale)))
+    elif shape == "sparse":
+        X, y, qid = synthetic.sparse_letor(n_docs=n_docs, n_features=n_features)
+    elif shape == "small_dense":
+        X, y, qid = synthetic.small_dense(seed=seed)
+    elif shape == "ltr_like":
+        X, y, qid = synthetic.ltr_challenge_like(seed=seed)
     else:
-        X, y, qid = synthetic.sparse_letor(n_docs=max(200, int(50_000 * scale)),
-                                           n_features=max(1000, int(100_000 * scale)))
-    path = Path(directory) / f"{name}.txt"
+        X, y, qid = synthetic.sparse_graded(n_docs=n_docs, n_features=n_features,
+                                            n_queries=max(10, int(500 * scale)), seed=seed)
+    path = Path(directory) / f"{name.replace(':', '_')}.txt"
     dump_svmlight(path, X, y, qid + 1)
     return path
 
@@ -123,6 +147,39 @@ def svm_rank_iterations(output):
     return int(found.group(1)) if found else None
 
 
+def svm_rank_working_set(output):
+    """The size of svm_rank's final working set, from its output (None when it does not
+    say)."""
+    found = re.search(r"constraints in final working set:\s*(\d+)", output)
+    return int(found.group(1)) if found else None
+
+
+#: one fit in its own process, printing how it trained as JSON (the checkout's svmmap)
+_PROFILE = """
+import json, sys
+from svmmap import SVMMap, load_svmlight
+X, y, qid = load_svmlight(sys.argv[1])
+r = SVMMap(C=float(sys.argv[2])).fit(X, y, qid).training_result_
+print(json.dumps({"iterations": r.iterations, "status": r.status,
+                  "working_set_max": max(h.working_set_size for h in r.history),
+                  "working_set": r.working_set_size,
+                  "qp_share": r.qp_seconds / r.seconds,
+                  "oracle_share": r.oracle_seconds / r.seconds}))
+"""
+
+
+def profile(checkout, train, C):
+    """How svmmap of ``checkout`` trains on ``train`` at C (_PROFILE), from one fit in a
+    process of this interpreter with the checkout first on PYTHONPATH, run in the checkout
+    (``python -c`` puts its working directory before PYTHONPATH)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(checkout)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    done = subprocess.run([sys.executable, "-c", _PROFILE, str(train), f"{C:g}"],
+                          capture_output=True, text=True, check=True, env=env,
+                          cwd=checkout)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=None):
     """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C;
     ``ours_learn`` / ``reference_learn``: (svmmap_learn, environment) of the revision
@@ -130,7 +187,7 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
     svm_rank and iterations).  Each svmmap_learn runs once before the timed rounds (it
     writes the bytecode cache, as pip does at install)."""
     ours, theirs, ratios, before, before_ratios = [], [], [], [], []
-    status = iterations = rank_iterations = before_iterations = None
+    status = iterations = rank_iterations = rank_working_set = before_iterations = None
     model = Path(directory) / "model.json"
     for learn, env in [ours_learn] + ([reference_learn] if reference_learn else []):
         run(svmmap_command(learn, train, model, C), env)
@@ -153,6 +210,7 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
         if done.returncode != 0:
             raise RuntimeError(f"svm_rank failed on {train}: {done.stdout[-500:]}")
         rank_iterations = svm_rank_iterations(done.stdout)
+        rank_working_set = svm_rank_working_set(done.stdout)
         theirs.append(seconds)
         ratios.append(ours[-1] / theirs[-1])
         if reference_learn:
@@ -161,7 +219,7 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
            "svm_rank_seconds": statistics.median(theirs),
            "ratio": statistics.median(ratios), "ratios": ratios,
            "svmmap_status": status, "svmmap_iterations": iterations,
-           "svm_rank_iterations": rank_iterations}
+           "svm_rank_iterations": rank_iterations, "svm_rank_working_set": rank_working_set}
     if reference_learn:
         row.update(reference_seconds=statistics.median(before),
                    reference_ratio=statistics.median(before_ratios),
@@ -169,20 +227,31 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
     return row
 
 
+def _how(profiled):
+    """'working set max / final, QP share, oracle share' of a _PROFILE record."""
+    return (f"{profiled['working_set_max']} / {profiled['working_set']}, "
+            f"{profiled['qp_share']:.2f}, {profiled['oracle_share']:.2f}")
+
+
 def table(rows):
     with_reference = any("reference_ratio" in r for r in rows)
     lines = ["| dataset | C (svm_rank -c) | svmmap s | svm_rank s | ratio (median of runs) | "
-             "svmmap status, iterations | svm_rank iterations |"
-             + (" reference s | reference ratio | reference iterations |"
-                if with_reference else ""),
-             "|---|---|---|---|---|---|---|" + ("---|---|---|" if with_reference else "")]
+             "svmmap status, iterations | svm_rank iterations, working set | iterations "
+             "ratio | svmmap working set max / final, QP share, oracle share |"
+             + (" reference s | reference ratio | reference iterations | reference working "
+                "set, QP share, oracle share |" if with_reference else ""),
+             "|---|---|---|---|---|---|---|---|---|"
+             + ("---|---|---|---|" if with_reference else "")]
     for r in rows:
         lines.append(
             f"| {r['dataset']} | {r['C']:g} ({r['C'] / 100:g}) | {r['svmmap_seconds']:.2f} | "
             f"{r['svm_rank_seconds']:.2f} | {r['ratio']:.2f} | {r['svmmap_status']}, "
-            f"{r['svmmap_iterations']} | {r['svm_rank_iterations']} |"
+            f"{r['svmmap_iterations']} | {r['svm_rank_iterations']}, "
+            f"{r['svm_rank_working_set']} | "
+            f"{r['svmmap_iterations'] / r['svm_rank_iterations']:.2f} | {_how(r['profile'])} |"
             + (f" {r['reference_seconds']:.2f} | {r['reference_ratio']:.2f} | "
-               f"{r['reference_iterations']} |" if with_reference else ""))
+               f"{r['reference_iterations']} | {_how(r['reference_profile'])} |"
+               if with_reference else ""))
     return "\n".join(lines)
 
 
@@ -192,6 +261,8 @@ def main(argv=None):
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--Cs", default=",".join(f"{c:g}" for c in CS))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seeds", default="0,1,2",
+                        help="the seeds of issue 33's synthetic shapes (default 0,1,2)")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="fraction of the synthetic sets' documents and the sparse set's "
                              "features (default 1)")
@@ -218,6 +289,8 @@ def main(argv=None):
     unknown = sorted(set(datasets) - set(DATASETS))
     if unknown:
         sys.exit(f"vs_svm_rank: unknown datasets {unknown}; known: {', '.join(DATASETS)}")
+    datasets = [f"{d}:{seed}" if d in SEEDED else d for d in datasets
+                for seed in (args.seeds.split(",") if d in SEEDED else [None])]
     Cs = [float(c) for c in args.Cs.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as directory:
@@ -230,6 +303,9 @@ def main(argv=None):
                 row = {"dataset": name, "C": C, **measure(args.svm_rank, train, C,
                                                           args.repeats, directory,
                                                           ours_learn, reference_learn)}
+                row["profile"] = profile(common.ROOT, train, C)
+                if args.reference:
+                    row["reference_profile"] = profile(args.reference, train, C)
                 rows.append(row)
                 print(table([row]).splitlines()[-1], flush=True)
     command = "python benchmarks/vs_svm_rank.py --svm-rank SVM_RANK_LEARN " + " ".join(

@@ -151,3 +151,73 @@ def test_cli_refuses_bad_rel_gap(tmp_path, capsys, value, message):
     assert stopped.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "m.json").exists()
+
+
+def _recording_tolerances(monkeypatch):
+    """The gap_tolerance of every WorkingSet.solve call, in order."""
+    from svmstruct_api.qp import WorkingSet
+
+    tolerances, solve = [], WorkingSet.solve
+
+    def recording(self, gap_tolerance=None, deadline=None):
+        tolerances.append(gap_tolerance)
+        return solve(self, gap_tolerance, deadline=deadline)
+
+    monkeypatch.setattr(WorkingSet, "solve", recording)
+    return tolerances
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.9])
+@pytest.mark.parametrize("C", [10.0, 1000.0])
+def test_loose_qps_far_from_the_optimum_leave_the_certified_stop_unchanged(
+        plugin, monkeypatch, fraction, C):
+    # the QPs are solved to a fraction of the last gap while that is larger than the strict
+    # 1% of rel_gap P_best; the stop is still certified and at the optimum of a tight fit
+    from svmstruct_api import learner
+
+    rel_gap = 1e-6
+    monkeypatch.setattr(learner, "_QP_GAP_FRACTION", fraction)
+    tolerances = _recording_tolerances(monkeypatch)
+    result = make_learner("1-slack", C=C, epsilon=None, rel_gap=rel_gap).fit(plugin)
+    assert result.status == "converged" and result.relative_gap <= rel_gap
+    strict = 0.01 * rel_gap * result.primal_objective
+    assert max(tolerances) > 100 * strict  # loose QPs were solved
+    tight = make_learner("1-slack", C=C, epsilon=1e-9 * 100 / C).fit(plugin)
+    assert abs(result.primal_objective - tight.primal_objective) <= \
+        2 * rel_gap * tight.primal_objective
+
+
+
+def test_nothing_added_after_a_loose_qp_does_not_stop_training(plugin, monkeypatch):
+    # a loose QP may return any feasible multipliers: here every loose solve returns the
+    # midpoint of the last and the optimal multipliers (feasible, not optimal).  An oracle
+    # pass at such a solution that adds nothing certifies nothing; training goes on (the
+    # same working set solved strictly) and stops certified at the tight fit's optimum
+    from svmstruct_api import learner
+    from svmstruct_api.qp import WorkingSet
+
+    state = {"strict": True}
+    tolerance, solve = learner.BaseSSVM._qp_tolerance, WorkingSet.solve
+
+    def recording_tolerance(self, run, *args, **kwargs):
+        value = tolerance(self, run, *args, **kwargs)
+        state["strict"] = run.strict
+        return value
+
+    def sloppy_solve(self, gap_tolerance=None, deadline=None):
+        previous = self.alpha.copy()
+        solution = solve(self, gap_tolerance, deadline=deadline)
+        if state["strict"] or len(previous) != len(self):
+            return solution
+        alpha = 0.5 * (previous + solution.alpha)
+        self._alpha_buffer[:len(self)] = alpha
+        return self._dual_solution(alpha, "sloppy")
+
+    monkeypatch.setattr(learner.BaseSSVM, "_qp_tolerance", recording_tolerance)
+    monkeypatch.setattr(WorkingSet, "solve", sloppy_solve)
+    monkeypatch.setattr(learner, "_QP_GAP_FRACTION", 0.9)
+    result = make_learner("1-slack", C=100.0, epsilon=None, rel_gap=1e-6).fit(plugin)
+    assert result.status == "converged" and result.relative_gap <= 1e-6
+    tight = make_learner("1-slack", C=100.0, epsilon=1e-9).fit(plugin)
+    assert abs(result.primal_objective - tight.primal_objective) <= \
+        2e-6 * tight.primal_objective
