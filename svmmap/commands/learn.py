@@ -589,10 +589,15 @@ def _note_unused_width(X, path):
     MAX_FEATURES) is left to it."""
     import numpy as np
 
-    from ..training import MAX_FEATURES
+    from ..errors import InputFormatError
+    from ..training import MAX_FEATURES, _check_memory
 
     n_features = X.shape[1]
     if isinstance(X, np.ndarray) or not UNUSED_WIDTH_MIN <= n_features <= MAX_FEATURES:
+        return
+    try:  # a width training cannot hold is refused by training, in one line, not noted
+        _check_memory(n_features, 0)
+    except InputFormatError:
         return
     used = np.zeros(n_features, dtype=bool)
     used[X.indices] = True
