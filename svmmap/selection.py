@@ -16,7 +16,7 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
   feature) trained for every value of its grid, the experiments' protocol: chosen by
   validation MAP, or for an SVM trained for another measure (``Method.measure``: ndcg@10,
   mrr, ...) by that measure, with no tolerance.  A structural SVM's C grid is trained as one
-  warm-started path (:func:`select_c`, through SVMMapCV: the training data binned and
+  warm-started path (:func:`select_c`, checked by the SVM itself: the training data binned and
   checked once, each fit started from the previous one's working set; every fit still stops
   at the certified gap, so the choice is that of fits made from scratch); the other methods
   are trained from scratch for each value.  A grid value whose training fails

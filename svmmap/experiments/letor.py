@@ -50,7 +50,7 @@ from .datasets import find_folds, load_fold
 from .journal import Journal
 from .meter import Meter
 from .trials import add_parallel_options
-from .units import run_units
+from .units import run_journaled
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))
@@ -122,24 +122,14 @@ def run(work, journal=None, meter=None, log=None, jobs=1, scheduler=None, data=N
                for m in methods}
     start = time.perf_counter()
     keys = [f"{fold}:{m.name}" for fold, _ in work.folds for m in methods]
-    done = {} if journal is None else journal.done
-    records = {key: done[key] for key in keys if key in done}
 
-    def finished(key, record):
-        if journal is not None:
-            journal.add(key, record)
-        records[key] = record
+    def describe(key, record):
         fold, name = key.split(":", 1)
-        line = (f"Fold{fold} {state[0][name].label:<14} {record['value']:<12} vali MAP "
+        return (f"Fold{fold} {state[0][name].label:<14} {record['value']:<12} vali MAP "
                 f"{record['vali_map']:.4f}  test MAP {record['MAP']:.4f}  "
                 f"{record['seconds']:.1f}s")
-        if meter is not None:
-            meter.step(line)
-        elif log:
-            log(line)
 
-    run_units(work, [key for key in keys if key not in records], finished, jobs, scheduler,
-              state)
+    records = run_journaled(work, keys, describe, journal, meter, log, jobs, scheduler, state)
     for key in keys:
         record = records[key]
         fold, name = key.split(":", 1)

@@ -83,7 +83,7 @@ from . import registry, stats, tables
 from .datasets import load_pool
 from .journal import Journal
 from .meter import Meter
-from .units import run_units
+from .units import run_journaled
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
@@ -201,23 +201,13 @@ def run(work, state=None, journal=None, meter=None, log=None, jobs=1, scheduler=
     start = time.perf_counter()
     pool, ids, methods, design = state = work.load() if state is None else state
     n_trials = len(design)
-    done = {} if journal is None else journal.done
     keys = [str(t) for t in range(n_trials)]
-    records = {key: done[key] for key in keys if key in done}
 
-    def finished(key, record):
-        if journal is not None:
-            journal.add(key, record)
-        records[key] = record
-        line = f"trial {int(key) + 1}/{n_trials}: " + "  ".join(
+    def describe(key, record):
+        return f"trial {int(key) + 1}/{n_trials}: " + "  ".join(
             f"{m.label} {record[m.name]['map']:.4f}" for m in methods)
-        if meter is not None:
-            meter.step(line)
-        elif log:
-            log(line)
 
-    run_units(work, [key for key in keys if key not in records], finished, jobs, scheduler,
-              state)
+    records = run_journaled(work, keys, describe, journal, meter, log, jobs, scheduler, state)
     query_keys = [str(q) for q in ids.tolist()]
     results = {m.name: {"label": m.label, "param": m.param, "grid": None, "trial_map": [],
                         "chosen": [], "end": [], "low_end_stable": [], "seconds": 0.0,

@@ -91,6 +91,31 @@ def run_units(work, keys, on_done, jobs=1, scheduler=None, state=None):
                 on_done(key, work.run(state, key))
 
 
+def run_journaled(work, keys, describe, journal=None, meter=None, log=None, jobs=1,
+                  scheduler=None, state=None):
+    """``{key: record}`` of every unit in ``keys``: those kept in ``journal`` (a
+    :class:`.journal.Journal`, or None) taken from it, the others run by :func:`run_units`
+    and each added to the journal as it finishes; after each unit finished here ``meter``
+    (a :class:`.meter.Meter`) is stepped with the line ``describe(key, record)``, else
+    ``log``, if given, gets that line."""
+    done = {} if journal is None else journal.done
+    records = {key: done[key] for key in keys if key in done}
+
+    def finished(key, record):
+        if journal is not None:
+            journal.add(key, record)
+        records[key] = record
+        line = describe(key, record)
+        if meter is not None:
+            meter.step(line)
+        elif log:
+            log(line)
+
+    run_units(work, [key for key in keys if key not in records], finished, jobs, scheduler,
+              state)
+    return records
+
+
 def _on_processes(work, keys, on_done, jobs):
     import multiprocessing
     from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, as_completed
