@@ -35,22 +35,22 @@ BUILD_JOBS = int(os.environ.get("SVMMAP_BUILD_JOBS", 0)) or os.cpu_count() or 1
 #: Cython's utility code (typed memoryviews, its function and exception helpers) compiled
 #: once, into this module, which every extension imports when it loads, instead of into each
 #: of them (Cython >= 3.1's shared utility module): half of each generated file
-SHARED_UTILITY = "svmmap._cython_utility"
+SHARED_UTILITY = "svmmap.kernels._cython_utility"
 #: -g0: no debug information (Python's CFLAGS ask for -g; it changes no instruction of the
 #: kernels, and writing it took a third of the C/C++ compile time, benchmarks/build_time.py)
 COMPILE_ARGS = ["-O3", "-g0"]
 
 extensions = [
     Extension(
-        f"{package}.{pyx.stem}",
+        ".".join(pyx.relative_to(HERE).with_suffix("").parts),
         [str(pyx.relative_to(HERE))],
-        include_dirs=[numpy.get_include(), package],
+        include_dirs=[numpy.get_include(), str(pyx.parent.relative_to(HERE))],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=[*COMPILE_ARGS, *OPENMP_FLAGS],
         extra_link_args=OPENMP_FLAGS,
     )
     for package in ("svmmap", "svmstruct_api")
-    for pyx in sorted((HERE / package).glob("*.pyx"))
+    for pyx in sorted((HERE / package).rglob("*.pyx"))
 ] + [Extension(SHARED_UTILITY, [SHARED_UTILITY.replace(".", "/") + ".c"],
                extra_compile_args=COMPILE_ARGS)]
 
@@ -80,7 +80,7 @@ setup(
             "initializedcheck": False,
         },
     ),
-    # tqdm: the live progress line of svmmap_learn on a terminal (svmmap.progress)
+    # tqdm: the live progress line of svmmap_learn on a terminal (svmmap.core.progress)
     install_requires=["numpy>=1.23", "scipy>=1.9", "cvxopt>=1.3", "scikit-learn>=1.6",
                       "tqdm>=4.60"],
     extras_require={
@@ -115,11 +115,11 @@ setup(
     },
     entry_points={
         "console_scripts": [
-            # svmmap.console: Ctrl-C during the imports is one line too (issue 12)
-            "svmmap_learn=svmmap.console:learn_main",
-            "svmmap_classify=svmmap.console:classify_main",
-            "svmmap_baseline_learn=svmmap.console:baseline_learn_main",
-            "svmmap_baseline_classify=svmmap.console:baseline_classify_main",
+            # svmmap.commands.console: Ctrl-C during the imports is one line too (issue 12)
+            "svmmap_learn=svmmap.commands.console:learn_main",
+            "svmmap_classify=svmmap.commands.console:classify_main",
+            "svmmap_baseline_learn=svmmap.commands.console:baseline_learn_main",
+            "svmmap_baseline_classify=svmmap.commands.console:baseline_classify_main",
         ]
     },
     cmdclass={"build_py": BuildPyWithData},

@@ -58,7 +58,7 @@ _LAUNCHER = """#!{python}
 # -*- coding: utf-8 -*-
 import re
 import sys
-from svmmap.console import {function}
+from svmmap.commands.console import {function}
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit({function}())

@@ -14,11 +14,11 @@ import numpy as np
 from _common import load_fold, record
 
 from svmmap import SVMMap
-from svmmap._map_kernels import most_violated_map
-from svmmap._roc_kernels import most_violated_roc
-from svmmap.collection import QueryCollection
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin, RocPlugin
 from svmmap.features import BinnedFeatureMap
-from svmmap.plugins import MapPlugin, RocPlugin
+from svmmap.kernels._map_kernels import most_violated_map
+from svmmap.kernels._roc_kernels import most_violated_roc
 
 C_GRID = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
 N_THRESHOLDS = 50

@@ -33,8 +33,8 @@ from _common import DATA, record, require_data
 PROBE = r"""
 import json, sys, time
 import numpy as np, scipy.sparse as sp
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 
 n_queries, repeats = int(sys.argv[1]), int(sys.argv[2])
 rng = np.random.default_rng(2007)

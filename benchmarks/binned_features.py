@@ -9,7 +9,7 @@ memory, which is what the implicit one is for), alternating the two ways round b
 
 - implicit: ``SVMMap(C, feature_map=BinnedFeatureMap(50)).fit(X, y, qid)``: the bins, one
   small integer per (document, base function), from the map to the kernels
-  (svmmap._kernel_inputs.BinnedArrays);
+  (svmmap.kernels._kernel_inputs.BinnedArrays);
 - explicit: ``BinnedFeatureMap(50).fit_transform(X)`` (the scipy CSR indicator matrix,
   about 25 ones per document and base) then ``SVMMap(C).fit`` on it, as before the bins.
 
@@ -100,9 +100,9 @@ def child(way, shape, C):
 
 def child_passes(shape, repeats):
     """Per-pass seconds of each layout of X, in this process: prints its JSON record."""
-    from svmmap._kernel_inputs import checked_constraint_inputs, csr_for_kernels
-    from svmmap._map_kernels import combine_rows, harmonic_numbers, map_pass
     from svmmap.features import BinnedFeatureMap
+    from svmmap.kernels._kernel_inputs import checked_constraint_inputs, csr_for_kernels
+    from svmmap.kernels._map_kernels import combine_rows, harmonic_numbers, map_pass
 
     X, y, qid = generate(*SHAPES[shape])
     ptr = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True]).astype(np.intp)

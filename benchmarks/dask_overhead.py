@@ -89,9 +89,9 @@ def _w(seed=1):
 
 def pass_times(client, n_docs, n_partitions, repeats):
     """Seconds per fused pass in one process and on the cluster, same data and w."""
-    from svmmap.collection import QueryCollection
+    from svmmap.core.collection import QueryCollection
+    from svmmap.core.plugins import MapPlugin
     from svmmap.dask import DistributedRankingModel
-    from svmmap.plugins import MapPlugin
 
     w = _w()
     X, y, qid = local_data(n_docs, n_partitions)

@@ -34,8 +34,8 @@ import numpy as np
 from _common import RESULTS, load_fold, record
 
 from svmmap import SVMMap
+from svmmap.core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 from svmmap.model_selection import SVMMapCV, choose
-from svmmap.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
 
 CS = (0.1, 1, 10, 100, 1000)
 #: the fits of each candidate: (name, dense input?, n_threads)

@@ -5,10 +5,10 @@ followed by ``svmmap_classify`` on the validation file (what the issue's svmmap 
 measured, before one-command selection existed), on OHSUMED and MQ2008 Fold1.
 
 Recorded per dataset and stopping setting (``--epsilons``: values of -e, or ``default`` for the
-package's defaults, svmmap.options): wall seconds of the whole grid (start-up, reading,
+package's defaults, svmmap.core.options): wall seconds of the whole grid (start-up, reading,
 training, scoring), the CPU seconds of the child processes (the machine may be shared), the C
 each way selects by validation MAP (LETOR convention; the separate calls' MAP computed here from
-their predictions and chosen by the rule the one command applies, svmmap.selection.choose with
+their predictions and chosen by the rule the one command applies, svmmap.core.selection.choose with
 the default select_tol), and the issue's recorded figures for comparison (svm_rank is not
 installed here):
 svm_rank's 5-call grid took 3.35 s (OHSUMED) and 2.35 s (MQ2008); svmmap's 5 calls 8.56 s and
@@ -36,8 +36,8 @@ import numpy as np
 from _common import record, require_data
 
 from svmmap import load_svmlight, metrics
-from svmmap.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
-from svmmap.selection import choose
+from svmmap.core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
+from svmmap.core.selection import choose
 
 BIN = Path(sys.executable).parent
 CS = (0.1, 1, 10, 100, 1000)

@@ -20,7 +20,7 @@ from pathlib import Path
 from _common import ROOT, record
 from memory import letor_like_file
 
-_LEARN = ("import sys\nfrom svmmap.console import learn_main\n"
+_LEARN = ("import sys\nfrom svmmap.commands.console import learn_main\n"
           "sys.argv = ['svmmap_learn', *sys.argv[1:]]\nsys.exit(learn_main())")
 
 

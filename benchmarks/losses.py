@@ -23,9 +23,9 @@ import numpy as np
 from _common import record, require_data
 
 from svmmap import SVMMap, metrics
-from svmmap.collection import QueryCollection
+from svmmap.core.collection import QueryCollection
+from svmmap.core.training import make_plugin
 from svmmap.experiments.datasets import find_folds, load_fold
-from svmmap.training import make_plugin
 
 DATASETS = ("OHSUMED", "MQ2008")
 LOSSES = ("map", "ndcg@10", "ndcg", "mrr", "p@10", "rprec", "roc")

@@ -153,7 +153,7 @@ def _synthetic_file(path, n_queries, seed=0):
 
 
 def _without_skipped(X, y, qid):
-    from svmmap.collection import QueryCollection
+    from svmmap.core.collection import QueryCollection
 
     collection = QueryCollection.from_qid(qid)
     relevant = np.bincount(collection.query_of_doc, weights=(y[collection.rows] > 0),
@@ -212,7 +212,7 @@ def letor_like_file(path, n_docs, n_features=LARGE_FEATURES, docs_per_query=100,
 _READ_PEAK = """\
 import json, sys
 import numpy as np
-from svmmap.io import read_svmlight
+from svmmap.data.io import read_svmlight
 
 def status(key):  # this process's own (ru_maxrss would start from the forking parent's)
     lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)

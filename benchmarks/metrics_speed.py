@@ -15,7 +15,7 @@ import numpy as np
 from _common import record
 
 from svmmap import metrics
-from svmmap.collection import QueryCollection
+from svmmap.core.collection import QueryCollection
 
 
 def best_time(fn, repeats):

@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 from _common import record
 
-from svmmap._map_kernels import csr_for_kernels, map_constraints, most_violated_map
-from svmmap.collection import QueryCollection
+from svmmap.core.collection import QueryCollection
+from svmmap.kernels._map_kernels import csr_for_kernels, map_constraints, most_violated_map
 
 
 def best_time(fn, repeats, *args):

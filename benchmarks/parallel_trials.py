@@ -31,7 +31,7 @@ _UNITS = {"s": 1, "m": 60, "h": 3600}
 
 
 def _seconds(text):
-    """Seconds of svmmap.progress._duration's text (``42s``, ``1m05s``, ``2h03m``)."""
+    """Seconds of svmmap.core.progress._duration's text (``42s``, ``1m05s``, ``2h03m``)."""
     return sum(int(n) * _UNITS[u] for n, u in re.findall(r"(\d+)([hms])", text))
 
 
@@ -70,7 +70,7 @@ def main(argv=None):
     scratch = Path(tempfile.mkdtemp(prefix="parallel_trials_"))
     if args.quick:
         sys.path.insert(0, str(ROOT / "tests"))
-        from svmmap.io import dump_svmlight
+        from svmmap.data.io import dump_svmlight
 
         from conftest import random_collection
 

@@ -12,7 +12,7 @@ the rate per core-second, not of one core).
 
     python benchmarks/reader.py [--repeats 7] [--previous REV]
 
-The previous reader is svmmap/io.py as of git revision REV (default: the commit before the
+The previous reader is svmmap/data/io.py as of git revision REV (default: the commit before the
 extension's reader), loaded from git into this process.
 
 Against a reference build of the package (a directory holding another revision with its
@@ -45,18 +45,18 @@ import numpy as np
 from _common import ROOT, record, require_data
 from sklearn.datasets import load_svmlight_file
 
-from svmmap.io import load_svmlight
+from svmmap.data.io import load_svmlight
 
 FILES = [("MQ2008", "Fold1", "train.txt"), ("OHSUMED", "Fold1", "train.txt")]
 
 
 def previous_reader(revision):
-    source = subprocess.run(["git", "show", f"{revision}:svmmap/io.py"], cwd=ROOT,
+    source = subprocess.run(["git", "show", f"{revision}:svmmap/data/io.py"], cwd=ROOT,
                             capture_output=True, text=True, check=True).stdout
     spec = importlib.util.spec_from_loader("svmmap._previous_io", loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "svmmap"
-    exec(compile(source, f"{revision}:svmmap/io.py", "exec"), module.__dict__)
+    exec(compile(source, f"{revision}:svmmap/data/io.py", "exec"), module.__dict__)
     return module.load_svmlight
 
 
@@ -114,7 +114,7 @@ def child(path, repeats, threads):
     """One package's reads of ``path`` in this process, as the commands read it
     (``read_svmlight``: the dense layout for LETOR files where the package has it): best wall
     time, RSS growth / arrays."""
-    from svmmap.io import read_svmlight
+    from svmmap.data.io import read_svmlight
 
     before = _status("VmRSS")
     best = user = system = np.inf

@@ -51,7 +51,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(ROOT / "data" / "svmmap_sample" / "sample.data"))
     args = parser.parse_args(argv)
-    from svmmap.io import load_svmlight
+    from svmmap.data.io import load_svmlight
 
     X, y, qid = load_svmlight(args.data)
     rows = threshold_counts(X.toarray())

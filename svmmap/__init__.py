@@ -12,14 +12,14 @@ import os
 # oracle passes need.  A value the user has set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ._lazy import lazy_names  # noqa: E402
+from .core._lazy import lazy_names  # noqa: E402
 from .errors import InputFormatError, ModelFileError, SVMMapError  # noqa: E402
 
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it, imported when the name is first used
-_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".io", "dump_svmlight": ".io",
-         "load_model": ".model_file"}
+_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".data.io", "dump_svmlight": ".data.io",
+         "load_model": ".data.model_file"}
 
 __all__ = ["SVMMap", "load_svmlight", "dump_svmlight", "load_model", "SVMMapError",
            "InputFormatError", "ModelFileError", "__version__"]

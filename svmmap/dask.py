@@ -8,7 +8,7 @@ persisted on the worker that holds it.  One cutting-plane iteration then is
 
     w  --(client -> every partition)-->  fused pass over the partition's queries
        (scores, per-query sort, oracle, dpsi_q = X_q^T (c*_q - c_hat_q): the plugin's batch
-       hook, svmmap._map_kernels.map_constraints / _roc_kernels.roc_constraints)
+       hook, svmmap.kernels._map_kernels.map_constraints / _roc_kernels.roc_constraints)
        -->  (sum_q Delta_q, sum_q dpsi_q)  of the partition
        -->  pairwise tree reduction in partition order  -->  client,
 
@@ -52,16 +52,17 @@ from typing import TYPE_CHECKING
 
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
-from . import io as _io
-from . import metrics, training
-from ._csr import as_scipy
-from .collection import QueryCollection
+from . import metrics
+from .core import training
+from .core.collection import QueryCollection
+from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP
+from .core.params import Anything
+from .core.training import make_plugin
+from .data import io as _io
+from .data.io import STDIN, group_file
 from .errors import InputFormatError, SVMMapError
 from .estimator import SVMMap
-from .io import STDIN, group_file
-from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
-from .params import Anything
-from .training import make_plugin
+from .kernels._csr import as_scipy
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -70,7 +71,7 @@ if TYPE_CHECKING:
     import dask.dataframe
     import numpy.typing as npt
 
-    from ._typing import Callbacks, Matrix, PathLike, Vector
+    from .core._typing import Callbacks, Matrix, PathLike, Vector
     from .features import BinnedFeatureMap
 
     #: what DaskSVMMap takes: Dask collections (kept on the workers) or local data
@@ -149,7 +150,7 @@ class DaskSVMMap(SVMMap):
         built = []
 
         def distributed_problem(params, data, sample_weight):
-            """The Problem of the partitions on the workers (svmmap.training.fit's hook)."""
+            """The Problem of the partitions on the workers (svmmap.core.training.fit's hook)."""
             model = DistributedRankingModel(*data, client, self._plugin_params())
             built.append(model)
             training.check_n_features(model.n_features)
@@ -538,7 +539,7 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
     glob); shards are taken in sorted order within a pattern, in list order across entries.
     Returns (X, y, qid) as Dask arrays with one row chunk per shard: X with chunks of
     n_features columns (default: the largest feature index over all shards) -- dense
-    ndarrays when every shard reads dense (svmmap.io.read_svmlight: each line lists the
+    ndarrays when every shard reads dense (svmmap.data.io.read_svmlight: each line lists the
     features 1..d, d the same in every shard, or padded to the n_features given), else
     scipy.sparse CSR -- y float64 and qid int64 (or str if any shard has a non-integer id).
     A malformed line raises the same InputFormatError ``path:line: reason`` as
@@ -607,7 +608,7 @@ def _shard_shape(shard):
 
 def _grouped_queries(shard, path):
     """The number of queries of a shard whose queries come from a group file (numbered 1, 2,
-    ...: svmmap.io.group_file), or None when its lines carry qid:."""
+    ...: svmmap.data.io.group_file), or None when its lines carry qid:."""
     return None if group_file(path) is None else int(shard[2].max(initial=0))
 
 

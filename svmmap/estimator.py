@@ -1,4 +1,4 @@
-"""SVMMap: the estimator users train and apply (a scikit-learn estimator, svmmap.base)."""
+"""SVMMap: the estimator users train and apply (a scikit-learn estimator, svmmap.core.base)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ from typing import TYPE_CHECKING
 
 from svmstruct_api.callbacks import LogCallback, as_callbacks
 
-from . import training
-from .base import BaseRanker
-from .groups import eval_sets, set_best_score, training_qid
-from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP
-from .params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
-from .selection import validation_measure
+from .core import training
+from .core.base import BaseRanker
+from .core.groups import eval_sets, set_best_score, training_qid
+from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP
+from .core.params import SVMMAP_RULES, SVMMAP_SCOPES, check_svmmap
+from .core.selection import validation_measure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Self
 
-    from ._typing import Callbacks, EvalSets, FloatArray, Matrix, Vector
+    from .core._typing import Callbacks, EvalSets, FloatArray, Matrix, Vector
     from .features import BinnedFeatureMap
 
 
@@ -34,17 +34,17 @@ class SVMMap(BaseRanker):
     trainable queries' weights.  For ``loss="acc"`` the objective is the standard soft-margin
     SVM
     1/2 |w|^2 + C/n sum_d c_d hinge_d with a free bias b, where n counts all training
-    *documents* (svmmap.plugins.accuracy.AccuracyPlugin).
+    *documents* (svmmap.core.plugins.accuracy.AccuracyPlugin).
 
     Parameters
     ----------
     C : float, regularisation trade-off (see above).
     loss : the measure optimised, Delta = 1 - measure: a loss of the measure registry
-        (svmmap.measures.help_text("loss") lists them).  "map" (Delta = 1 - AP), "roc"
+        (svmmap.core.measures.help_text("loss") lists them).  "map" (Delta = 1 - AP), "roc"
         (Delta = 1 - ROC-area, the paper's SVM-ROC), "acc" (a classification SVM with bias,
         relevant = +1: the paper's SVM-ACC), or a ranking measure on the same joint feature
-        map as "map" (svmmap.plugins.MeasurePlugin, an exact separation oracle each in
-        svmmap._loss_kernels), e.g. "ndcg@10" (gain 2^label - 1, discount 1/log2(1 + r);
+        map as "map" (svmmap.core.plugins.MeasurePlugin, an exact separation oracle each in
+        svmmap.kernels._loss_kernels), e.g. "ndcg@10" (gain 2^label - 1, discount 1/log2(1 + r);
         "ndcg": k = the query's size), "mrr", "p@10" (normalised by min(k, |P|)), "rprec";
         any cutoff k >= 1.
     epsilon : None (default: off) or the tolerance on constraint violation: training stops
@@ -56,14 +56,14 @@ class SVMMap(BaseRanker):
         the dual objective of the last working-set QP, a lower bound on the optimum), so the
         objective is within rel_gap * P(w) of the optimum.  With both rules on, the first
         that holds stops training; at least one must be on.  The defaults live in
-        svmmap.options (chosen by benchmarks/defaults.py: at 1e-6 the model does not depend on
+        svmmap.core.options (chosen by benchmarks/defaults.py: at 1e-6 the model does not depend on
         how X is stored or on n_threads, to 3 decimals of validation MAP on LETOR).
     algorithm : "1-slack" (Joachims, Finley & Yu 2009) or "n-slack" (the paper's Algorithm 1).
     max_iter, max_time : optional limits on cutting-plane iterations / seconds.
     n_threads : threads for the per-query oracle loop.
     oracle : "divide" (exact divide and conquer, default) or "scan" (plain Algorithm 2).
     verbose : 0 silent; 1 a live progress display on stderr while training (iteration,
-        objectives, gap and violation against their targets, time left; svmmap.progress);
+        objectives, gap and violation against their targets, time left; svmmap.core.progress);
         2 a line per iteration and the final report on stdout.
     feature_map : None (use X as given) or a svmmap.features.BinnedFeatureMap: the binned
         features of the paper's Section 4.2, fitted on the training data in ``fit`` and
@@ -77,7 +77,7 @@ class SVMMap(BaseRanker):
         (svmstruct_api.cache), this many outputs remembered per query; 0 (default) is off.
     normalize : None (default), "standard" or "minmax": a global normaliser z = (x - shift) /
         scale fitted on the training documents, stored in the model and applied by
-        decision_function (svmmap.normalize; what the search engines' LTR normalisers
+        decision_function (svmmap.core.normalize; what the search engines' LTR normalisers
         compute, so svmmap.export writes it as theirs); coef_ weighs z.
 
     Attributes (after fit)
@@ -85,9 +85,9 @@ class SVMMap(BaseRanker):
     coef_ : ndarray (n_features,), the weight vector w.
     intercept_ : float, 0.0 for the ranking losses, the bias b for loss="acc".
     feature_map_ : the fitted BinnedFeatureMap (a clone of ``feature_map``), or None.
-    normalizer_ : the fitted svmmap.normalize.Normalizer, or None.
+    normalizer_ : the fitted svmmap.core.normalize.Normalizer, or None.
     per_query_normalized_ : whether the training data looked normalised within each query
-        (LETOR's QueryLevelNorm; svmmap.normalize.per_query_normalized), which no engine
+        (LETOR's QueryLevelNorm; svmmap.core.normalize.per_query_normalized), which no engine
         reproduces: svmmap.export warns.
     training_result_ : svmstruct_api.learner.TrainingResult (objectives, iterations, history).
         After ``load`` it holds what the model file keeps: status, objectives, largest
@@ -95,9 +95,9 @@ class SVMMap(BaseRanker):
     n_queries_used_, n_queries_without_relevant_, n_queries_all_relevant_ : int.
     n_features_in_, feature_names_in_ : the input's columns (names only from a DataFrame).
     best_score_ : after ``fit(..., eval_set=...)`` only, the measure on each validation set,
-        ``{"valid_0": {"map": value}, ...}`` (LightGBM's attribute; svmmap.groups).
+        ``{"valid_0": {"map": value}, ...}`` (LightGBM's attribute; svmmap.core.groups).
 
-    ``save(path)`` / ``SVMMap.load(path)`` (svmmap.base, svmmap.model_file) write and read
+    ``save(path)`` / ``SVMMap.load(path)`` (svmmap.core.base, svmmap.data.model_file) write and read
     the model file; n_threads, verbose and max_time are run-time settings, not saved.
     """
 
@@ -134,7 +134,7 @@ class SVMMap(BaseRanker):
         """The learner's callbacks: ``verbose``'s display, then the caller's."""
         shown = []
         if self.verbose == 1:
-            from .progress import ProgressDisplay
+            from .core.progress import ProgressDisplay
 
             shown = [ProgressDisplay()]
         elif self.verbose and self.verbose >= 2:
@@ -160,7 +160,7 @@ class SVMMap(BaseRanker):
         ``on_start`` / ``on_iteration(progress)`` / ``on_end(result)``, or plain callables),
         told about every cutting-plane iteration, besides what ``verbose`` shows.
 
-        LightGBM's conventions (svmmap.groups): ``group`` instead of qid, the query sizes of
+        LightGBM's conventions (svmmap.core.groups): ``group`` instead of qid, the query sizes of
         rows contiguous per query; ``eval_set`` -- ``(X, y, qid)`` or a list of ``(X, y)``
         with ``eval_group`` sizes or ``eval_qid`` ids -- on which the fitted model's
         ``eval_metric`` (a ``select_metric`` name of SVMMapCV, default "map") is recorded in
@@ -177,11 +177,11 @@ class SVMMap(BaseRanker):
         return self
 
     def _check_param_rules(self, params):
-        """The rules (svmmap.params), and at least one stopping rule."""
+        """The rules (svmmap.core.params), and at least one stopping rule."""
         check_svmmap(type(self).__name__, params, self._parameter_rules)
 
     def _set_fitted(self, fitted):
-        """Set the fitted attributes (``coef_``, ...) of a svmmap.training.FittedModel."""
+        """Set the fitted attributes (``coef_``, ...) of a svmmap.core.training.FittedModel."""
         for name, value in fitted.attributes().items():
             setattr(self, name, value)
 
@@ -196,11 +196,11 @@ class SVMMap(BaseRanker):
         """The ranking scores of decision_function (a ranker predicts scores to sort by)."""
         return self.decision_function(X, qid=qid)
 
-    # -- persistence (svmmap.base.BaseRanker.save / load, svmmap.model_file) -----------------
+    # -- persistence (svmmap.core.base.BaseRanker.save / load, svmmap.data.model_file) ---
 
     def _model_content(self):
         """The model file's content: the one SVMMap path, svmmap_learn's too
-        (svmmap.training.model_content)."""
+        (svmmap.core.training.model_content)."""
         return training.model_content(self.get_params(deep=False), self.n_features_in_,
                                       training.FittedModel.from_attributes(self),
                                       getattr(self, "feature_names_in_", None))

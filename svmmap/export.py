@@ -1,7 +1,7 @@
 """Export a trained linear model to search engines: the OpenSearch / Elasticsearch
 Learning-to-Rank plugin, Solr LTR, Vespa, and RankLib's linear model file.
 
-A model scores z = the normalised features (svmmap.normalize; z = x without ``normalize``) by
+A model scores z = the normalised features (svmmap.core.normalize; z = x without ``normalize``) by
 ``w . z`` (+ an intercept for loss="acc", which shifts every score equally and which the LTR
 plugin and Solr, having none, leave out). Each format below gives the engine that function,
 its normaliser included, so the engine's score equals ``decision_function`` up to the engine's
@@ -64,7 +64,7 @@ Command line::
                             model_file output_file
 
 Ctrl-C or SIGTERM ends it with one line (``...: interrupted`` / ``terminated``) and status 130
-/ 143, leaving no output and no temporary file (svmmap.interrupts, svmmap.atomic).
+/ 143, leaving no output and no temporary file (svmmap.core.interrupts, svmmap.data.atomic).
 """
 
 from __future__ import annotations
@@ -76,18 +76,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import interrupts
-from .atomic import OutputKind, check_output, write_text_atomically
 from .commands.common import ArgumentParser
+from .core import interrupts
+from .data.atomic import OutputKind, check_output, write_text_atomically
+from .data.model_file import load_model
 from .errors import InputFormatError, ModelFileError, SVMMapError
-from .model_file import load_model
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from ._typing import FloatArray, PathLike
     from .baselines._base import BaselineRanker
+    from .core._typing import FloatArray, PathLike
     from .estimator import SVMMap
 
 __all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_solr_linear", "to_vespa_profile",
@@ -140,7 +140,7 @@ def _is_solr_export(path):
     return all(key in document for key in ("class", "name", "features"))
 
 
-#: what each format writes (svmmap.atomic.check_output): an existing output of another kind
+#: what each format writes (svmmap.data.atomic.check_output): an existing output of another kind
 #: is refused unless --force
 OUTPUT_KINDS = {
     "ltr": OutputKind("an LTR plugin model (a _createmodel body)", _is_ltr_export),
@@ -165,7 +165,7 @@ class RankFeatureMapError(InputFormatError):
 
 def linear_weights(model: SVMMap | BaselineRanker | PathLike) -> tuple[FloatArray, float, str]:
     """``(coef, intercept, description)`` of a fitted linear ranker or a model file's path
-    (any kind: svmmap.model_file.load_model): the weights over the normalised features.
+    (any kind: svmmap.data.model_file.load_model): the weights over the normalised features.
 
     Refuses models that are not linear in the data's features: RankBoost's thresholds and
     SVMs trained on binned features (``--n-thresholds``), whose weights are over
@@ -475,7 +475,7 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         # Ctrl-C or SIGTERM: the output is written atomically, so none is half-written and
-        # no temporary file stays (svmmap.atomic)
+        # no temporary file stays (svmmap.data.atomic)
         return interrupts.stopped(parser.prog)
     return 0
 

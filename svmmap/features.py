@@ -27,11 +27,11 @@ retrieved by a given run and share its "not retrieved" score (:func:`svmmap.expe
 unretrieved_score`): counted per document they would pull 47 of 50 thresholds onto that one
 value; counted per value, the thresholds spread over the scores the run actually gave.
 
-The features are held implicitly (``transform_bins``, svmmap._kernel_inputs.BinnedArrays):
+The features are held implicitly (``transform_bins``, svmmap.kernels._kernel_inputs.BinnedArrays):
 one small integer per (document, base function), b = |{k in K_f : k < f(d|x)}|, feature j of
 base f being 1[b > j].  Training and prediction compute X w = sum_f L_f[b_f] with the
 cumulative weights L_f[b] = sum_{j < b} w_{f,j}, and X^T u by per-base histograms of u over
-the bins and their suffix sums (svmmap._binned_rows), so binned features cost what the
+the bins and their suffix sums (svmmap.kernels._binned_rows), so binned features cost what the
 scores cost; ``transform`` gives the explicit indicator matrix for inspection and export.
 """
 
@@ -42,12 +42,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._csr import indicator_matrix
-from ._kernel_inputs import BinnedArrays
-from .base import RuleChecked
-from .collection import QueryCollection, check_features, query_index
+from .core.base import RuleChecked
+from .core.collection import QueryCollection, check_features, query_index
+from .core.params import Interval, OneOf, Sequence
 from .errors import InputFormatError
-from .params import Interval, OneOf, Sequence
+from .kernels._csr import indicator_matrix
+from .kernels._kernel_inputs import BinnedArrays
 
 PER_QUERY = (None, "percentile", "minmax")
 #: what the threshold quantiles count (module docstring)
@@ -152,7 +152,7 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         return indicator_matrix(self.transform_bins(X, qid))
 
     def transform_bins(self, X, qid=None):
-        """The indicator features of X held implicitly: BinnedArrays (svmmap._kernel_inputs)
+        """The indicator features of X held implicitly: BinnedArrays (svmmap.kernels._kernel_inputs)
         with b_{d,f} = |{k in K_f : k < f(d|x)}| per row d and base function f, standing for
         the matrix whose column off_f + j is 1[b_{d,f} > j] (what ``transform`` returns)."""
         check_is_fitted(self)

@@ -2,9 +2,9 @@
 
 All collection-level functions take per-document arrays ``scores, labels, qid`` (any row
 order; the documents of a query need not be contiguous) and group them with
-:meth:`svmmap.collection.QueryCollection.from_qid`.  ``qid=None`` treats all rows as one
+:meth:`svmmap.core.collection.QueryCollection.from_qid`.  ``qid=None`` treats all rows as one
 query.  Rows that are already grouped are passed without regrouping, either as
-``qid=collection`` (a :class:`~svmmap.collection.QueryCollection`; scores and labels in its
+``qid=collection`` (a :class:`~svmmap.core.collection.QueryCollection`; scores and labels in its
 grouped order) or as ``ptr=`` (query ``g`` is rows ``ptr[g]:ptr[g + 1]``; its ids are
 0..n-1).  Means are plain (macro) averages over queries.
 
@@ -61,7 +61,7 @@ of its output, and ir_measures fills it in with 0 and averages it in).  ROC-area
 best-threshold accuracy do not depend on the order of tied scores.
 
 Which names exist (``"ndcg@10"``, ``"err@20"``, ...), how they print and which kernel of
-``_Ranking`` computes each is the measure registry's (svmmap.measures).
+``_Ranking`` computes each is the measure registry's (svmmap.core.measures).
 """
 
 from __future__ import annotations
@@ -71,15 +71,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .collection import QueryCollection
+from .core.collection import QueryCollection
+from .core.measures import MEASURES, label, parse_metrics
+from .core.options import CONVENTIONS
 from .errors import InputFormatError
-from .measures import MEASURES, label, parse_metrics
-from .options import CONVENTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from ._typing import FloatArray, Vector
+    from .core._typing import FloatArray, Vector
 
 __all__ = [
     "CONVENTIONS",
@@ -370,7 +370,7 @@ _KERNELS = {
     "err": lambda r, k: r.err(_check_k(k, allow_none=False)),
 }
 
-#: names of the kernels besides the registry's (svmmap.measures) and their own
+#: names of the kernels besides the registry's (svmmap.core.measures) and their own
 _ALIASES = {
     "average_precision": "ap",
     "precision": "p",
@@ -383,7 +383,7 @@ _ALIASES = {
 
 
 def _kernel(name):
-    """The ``_KERNELS`` key of a measure name (svmmap.measures), an alias or a kernel."""
+    """The ``_KERNELS`` key of a measure name (svmmap.core.measures), an alias or a kernel."""
     measure = MEASURES.get(name)
     return measure.metric if measure is not None else _ALIASES.get(name, name)
 
@@ -530,7 +530,7 @@ def per_query(metric: Callable[[FloatArray, FloatArray], float], scores: Vector,
     """Per-query values of a metric, with their query ids (e.g. for paired tests).
 
     ``metric`` is one of this module's metric functions, or a name (a measure of
-    svmmap.measures: ``"map"``, ``"p"``, ``"ndcg"``, ``"mrr"``, ``"err"``, ...; or a kernel:
+    svmmap.core.measures: ``"map"``, ``"p"``, ``"ndcg"``, ``"mrr"``, ``"err"``, ...; or a kernel:
     ``"ap"``, ``"rr"``, ``"accuracy"``), or any other callable ``f(scores_q, labels_q) ->
     float`` applied to each query's rows (in input order).  ``k`` is the cut-off of
     AP/P/NDCG/ERR (required for P and ERR).
@@ -570,8 +570,8 @@ def evaluate(scores: Vector, labels: Vector, qid: Vector | None = None, conventi
     "queries"}``, or with ``measures`` exactly those, in that order.
 
     ``measures``: a list of names (or one comma-separated string) as
-    :func:`svmmap.measures.parse_metrics` reads them: ``map``, ``map@k``, ``ndcg``,
-    ``ndcg@k``, ``p@k``, ``err@k``, ... (svmmap.measures.help_text("report")); the keys are
+    :func:`svmmap.core.measures.parse_metrics` reads them: ``map``, ``map@k``, ``ndcg``,
+    ``ndcg@k``, ``p@k``, ``err@k``, ... (svmmap.core.measures.help_text("report")); the keys are
     their labels (``"NDCG@10"``, ``"P@5"``).  Every value is the mean over the queries
     (``"queries"`` is their number; ROC further skips queries where it is undefined).
     ``"NDCG"`` is over the full ranking.  The ranking is computed once.
@@ -598,7 +598,7 @@ def evaluate(scores: Vector, labels: Vector, qid: Vector | None = None, conventi
 def measure_mean(name: str, scores: Vector, labels: Vector, qid: Vector | None = None,
                  convention: str = "letor", docnos: Sequence[str] | None = None, *,
                  ptr: Vector | None = None) -> float:
-    """The mean over queries of one measure named as svmmap.measures writes it (``"map"``,
+    """The mean over queries of one measure named as svmmap.core.measures writes it (``"map"``,
     ``"ndcg@10"``, ``"err@20"``): :func:`evaluate` of that measure alone."""
     values = evaluate(scores, labels, qid, convention, docnos=docnos, ptr=ptr,
                       measures=[name])

@@ -1,5 +1,5 @@
 """SVMMapCV: SVMMap with C chosen on validation queries along a warm-started path of C values:
-the scikit-learn estimator over svmmap.selection (the one module of model selection, which
+the scikit-learn estimator over svmmap.core.selection (the one module of model selection, which
 holds the path, the validation measure, the tie rule and the held-out split)."""
 
 from __future__ import annotations
@@ -8,25 +8,25 @@ from typing import TYPE_CHECKING
 
 from sklearn.utils.validation import check_is_fitted
 
-from .collection import QueryCollection
-from .errors import InputFormatError
-from .estimator import SVMMap
-from .groups import eval_sets, set_best_score, training_qid
-from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
-from .params import check_c_path
-from .selection import (
+from .core.collection import QueryCollection
+from .core.groups import eval_sets, set_best_score, training_qid
+from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
+from .core.params import check_c_path
+from .core.selection import (
     SELECTION_RULES,
     choose,
     fit_c_path,
     holdout_split,
     validation_measure,
 )
+from .errors import InputFormatError
+from .estimator import SVMMap
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Self
 
-    from ._typing import Callbacks, EvalSets, Matrix, PathLike, Vector
+    from .core._typing import Callbacks, EvalSets, Matrix, PathLike, Vector
     from .features import BinnedFeatureMap
 
 __all__ = ["SVMMapCV", "choose", "holdout_split", "validation_measure"]
@@ -37,7 +37,7 @@ class SVMMapCV(SVMMap):
 
     Parameters: those of SVMMap except ``C``, and
     Cs : the C values (trained in increasing order; default 0.1, 1, 10, 100, 1000).
-    select_metric : validation measure to maximise, a name of svmmap.measures such as "ndcg@10"
+    select_metric : validation measure to maximise, a name of svmmap.core.measures such as "ndcg@10"
         or "err@10" (:func:`validation_measure`; default "map").
     holdout : fraction of the training queries held out for validation when ``fit`` gets no
         ``eval_set`` (default 0.2); the model is trained on the rest.
@@ -59,7 +59,7 @@ class SVMMapCV(SVMMap):
         ``primal_objective``, ``dual_objective``, ``relative_gap``, ``status`` and ``vali``
         (the validation measure).
     selection_ : the selection record (measure, source, chosen C, seconds, path); the model
-        file keeps it without the timings (svmmap.training.without_timings).
+        file keeps it without the timings (svmmap.core.training.without_timings).
     """
 
     def __init__(self, Cs: Sequence[float] = (0.1, 1, 10, 100, 1000), loss: str = "map",
@@ -98,11 +98,11 @@ class SVMMapCV(SVMMap):
             eval_qid: Sequence[Vector] | None = None) -> Self:
         """Train along the C path on (X, y, qid); choose C by the measure on ``eval_set``
         ((X, y, qid) of validation documents, or LightGBM's list of (X, y) with
-        ``eval_group`` sizes or ``eval_qid`` ids: svmmap.groups; C is chosen on the first
+        ``eval_group`` sizes or ``eval_qid`` ids: svmmap.core.groups; C is chosen on the first
         set; each checked like X: its columns, finite values, one qid per row), or on held-out
         training queries.  ``group``: query sizes instead of qid.  Validation queries on which
         every C scores the same (none with a relevant and a non-relevant document) are
-        refused: svmmap.selection.check_validation.  ``best_score_`` records the chosen
+        refused: svmmap.core.selection.check_validation.  ``best_score_`` records the chosen
         model's ``select_metric`` on every set.
         ``callbacks``: as for SVMMap.fit, told about every fit of the path."""
         self.check_params()

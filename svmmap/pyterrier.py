@@ -25,7 +25,7 @@ tunes C as it tunes any stage's parameter (models already trained for a setting 
 not retrained).
 
 PyTerrier's generic ``pt.ltr.apply_learned_model(SVMMap(), form="ltr")`` works too (it passes
-LightGBM's ``group=`` / ``eval_set=`` / ``eval_group=``: svmmap.groups); ``form="regression"``
+LightGBM's ``group=`` / ``eval_set=`` / ``eval_group=``: svmmap.core.groups); ``form="regression"``
 passes no queries, so it would train all rows as one query: use this stage instead.
 """
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from ._typing import PathLike
+    from .core._typing import PathLike
 
 __all__ = ["SVMMapRanker", "letor_frames"]
 
@@ -58,12 +58,12 @@ def letor_frames(path: PathLike, n_features: int | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(topics, results, qrels) of an SVMlight / LETOR file for PyTerrier: topics ``qid`` and
     ``query`` (the qid: LETOR files hold no query text), results ``qid``, ``docno`` (LETOR's
-    ``#docid =`` comments, else line numbers: svmmap.trec_run) and ``features`` (a dense
+    ``#docid =`` comments, else line numbers: svmmap.data.trec_run) and ``features`` (a dense
     vector per row), qrels ``qid``, ``docno`` and ``label`` (negative labels as 0)."""
     import pandas as pd
 
-    from .io import load_svmlight
-    from .trec_run import docnos_from_comments
+    from .data.io import load_svmlight
+    from .data.trec_run import docnos_from_comments
 
     X, y, qid, comments = load_svmlight(path, n_features=n_features, return_comments=True)
     qid = qid.astype(str)

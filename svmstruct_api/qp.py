@@ -131,7 +131,7 @@ class WorkingSet:
 
     ``basis``: None, or a RowBasis B (p x dim(w)) in which every constraint is a_k = B^T u_k
     (for the ranking plugins B = X, the documents' rows, and u_k the per-document
-    coefficients of the 1-slack cut: svmmap.plugins.rows.DocumentBasis).  A RowBasis has
+    coefficients of the 1-slack cut: svmmap.core.plugins.rows.DocumentBasis).  A RowBasis has
     ``n_coefficients`` (p), ``forward(w)`` = B w and ``backward(u)`` = B^T u.  Rows are then
     kept as u_k, p numbers instead of dim(w), and what the solvers need is formed without a
     dim(w)-long row:

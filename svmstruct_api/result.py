@@ -1,6 +1,6 @@
 """What a cutting-plane fit reports (svmstruct_api.learner): one IterationRecord per
 iteration and the TrainingResult of the fit.  Kept apart from the learner so that reading a
-trained model back (svmmap.training.restore, the scoring command) does not import the
+trained model back (svmmap.core.training.restore, the scoring command) does not import the
 solvers."""
 
 import math

@@ -111,12 +111,13 @@ def good(tmp_path):
 
 
 #: a child's script: ``python -c PAUSE_IN_IMPORT MODULE COMMAND ARGS...`` runs
-#: svmmap.console's COMMAND with ARGS, printing ``importing MODULE`` and waiting for a line on
+#: svmmap.commands.console's COMMAND with ARGS, printing ``importing MODULE`` and waiting for a
+#: line on
 #: stdin when it first imports MODULE -- the test's signal lands inside that import by
 #: construction (tests/commands/test_hostile.py, test_signals.py)
 PAUSE_IN_IMPORT = """\
 import importlib.abc, sys
-import svmmap.console as c
+import svmmap.commands.console as c
 
 phase = sys.argv[1]
 

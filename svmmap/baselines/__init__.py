@@ -1,5 +1,5 @@
 """The learning-to-rank methods svmmap's users compare SVM-MAP against, with SVMMap's data
-representation (QueryCollection), metrics (svmmap.metrics) and estimator API (svmmap.base):
+representation (QueryCollection), metrics (svmmap.metrics) and estimator API (svmmap.core.base):
 
 * :class:`AdaRank` -- Xu & Li, SIGIR 2007 (AdaRank.MAP, AdaRank.NDCG);
 * :class:`RankBoost` -- Freund et al., JMLR 2003 (bipartite, threshold weak rankers), and
@@ -11,7 +11,7 @@ The classes are imported on first use (PEP 562), so that ``svmmap_baseline_learn
 (svmmap.commands.baseline_learn) loads neither numpy nor scipy.
 """
 
-from .._lazy import lazy_names
+from ..core._lazy import lazy_names
 
 #: public name -> the module that defines it, imported when the name is first used
 _LAZY = {"AdaRank": ".adarank", "RankBoost": ".rankboost", "PRank": ".prank"}

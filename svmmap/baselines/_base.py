@@ -1,11 +1,11 @@
-"""What the baseline rankers share beyond svmmap.base.BaseRanker: the per-query measure and a
+"""What the baseline rankers share beyond svmmap.core.base.BaseRanker: the per-query measure and a
 feature column."""
 
 import numpy as np
 
 from .. import metrics
-from ..base import BaseRanker
-from ..groups import set_best_score
+from ..core.base import BaseRanker
+from ..core.groups import set_best_score
 
 
 def query_measure(scores, labels, ptr, measure, k):
@@ -23,12 +23,12 @@ def column(X, j):
 
 
 class BaselineRanker(BaseRanker):
-    """A baseline ranker (svmmap.base.BaseRanker: estimator API, ``save`` / ``load``);
+    """A baseline ranker (svmmap.core.base.BaseRanker: estimator API, ``save`` / ``load``);
     subclasses define ``KIND``, ``__init__``, ``_parameter_rules``, ``fit``,
     ``decision_function``, ``_fitted_state`` and ``_restore``."""
 
     def _record_eval(self, sets):
-        """``best_score_``: the fitted model's MAP on every validation set (svmmap.groups)."""
+        """``best_score_``: the fitted model's MAP on every validation set (svmmap.core.groups)."""
         set_best_score(self, sets, "map", metrics.mean_average_precision)
 
     def _training_collection(self, X, y, qid):

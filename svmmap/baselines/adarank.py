@@ -37,19 +37,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._csr import scores
-from ..collection import QueryCollection
+from ..core.collection import QueryCollection
+from ..core.groups import eval_sets, training_qid
+from ..core.params import Interval, OneOf, Verbosity
+from ..data.model_file import renamed
 from ..errors import InputFormatError
-from ..groups import eval_sets, training_qid
-from ..model_file import renamed
-from ..params import Interval, OneOf, Verbosity
+from ..kernels._csr import scores
 from ._base import BaselineRanker, column, query_measure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Self
 
-    from .._typing import EvalSets, FloatArray, Matrix, Vector
+    from ..core._typing import EvalSets, FloatArray, Matrix, Vector
 
 MEASURES = ("map", "ndcg")
 PHI_MAX = 1.0 - 1e-12
@@ -124,7 +124,7 @@ class AdaRank(BaselineRanker):
         Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
         all labels equal or none positive) carry no information and are skipped with a
         warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or LightGBM's forms with
-        ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of qid: svmmap.groups)
+        ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of qid: svmmap.core.groups)
         selects the number of rounds by the measure on the first validation set;
         ``best_score_`` records MAP on each.
         """
@@ -256,7 +256,7 @@ class AdaRank(BaselineRanker):
 
 
 def upgrade_v1(document, v2):
-    """The AdaRank part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind):
+    """The AdaRank part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the rounds move from ``training`` to ``model``, ``measure`` / ``k`` become ``loss`` /
     ``ndcg_k``."""
     training = v2["training"]

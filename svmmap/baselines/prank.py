@@ -24,18 +24,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._csr import scores
-from .._prank_kernel import prank_pass
+from ..core.groups import eval_sets, training_qid
+from ..core.params import Boolean, Interval
 from ..errors import InputFormatError
-from ..groups import eval_sets, training_qid
-from ..params import Boolean, Interval
+from ..kernels._csr import scores
+from ..kernels._prank_kernel import prank_pass
 from ._base import BaselineRanker
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Self
 
-    from .._typing import EvalSets, FloatArray, IntArray, Matrix, Vector
+    from ..core._typing import EvalSets, FloatArray, IntArray, Matrix, Vector
 
 
 def dense(X):
@@ -82,7 +82,7 @@ class PRank(BaselineRanker):
             eval_qid: Sequence[Vector] | None = None) -> Self:
         """Train on documents X with graded labels y; return self.  ``qid`` only checks the
         input (PRank is pointwise): every document is one example.  ``group`` (query sizes
-        instead of qid) and ``eval_set`` / ``eval_group`` / ``eval_qid`` as svmmap.groups
+        instead of qid) and ``eval_set`` / ``eval_group`` / ``eval_qid`` as svmmap.core.groups
         reads them; ``best_score_`` records MAP on each validation set."""
         qid = training_qid(qid, group, X)
         collection = self._training_collection(X, y, qid)
@@ -156,7 +156,7 @@ class PRank(BaselineRanker):
 
 
 def upgrade_v1(document, v2):
-    """The PRank part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind): the
+    """The PRank part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind): the
     weights, rank thresholds and classes become ``model``."""
     v2["model"] = {"coef": document["coef"], "rank_thresholds": document["thresholds"],
                    "classes": document["classes"]}

@@ -48,18 +48,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..collection import QueryCollection
+from ..core.collection import QueryCollection
+from ..core.groups import eval_sets, training_qid
+from ..core.params import Interval, Verbosity
+from ..data.model_file import renamed
 from ..errors import InputFormatError
-from ..groups import eval_sets, training_qid
-from ..model_file import renamed
-from ..params import Interval, Verbosity
 from ._base import BaselineRanker, query_measure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Self
 
-    from .._typing import EvalSets, FloatArray, Matrix, Vector
+    from ..core._typing import EvalSets, FloatArray, Matrix, Vector
 
 R_MAX = 1.0 - 1e-12
 
@@ -155,7 +155,7 @@ class RankBoost(BaselineRanker):
         ``unlabeled``: boolean mask of the rows whose label is unknown (their y is ignored)
         -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or
         LightGBM's forms with ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of
-        qid: svmmap.groups) keeps the number of rounds with the best MAP on the first
+        qid: svmmap.core.groups) keeps the number of rounds with the best MAP on the first
         validation set; ``best_score_`` records MAP on each.
         """
         qid = training_qid(qid, group, X)
@@ -306,7 +306,7 @@ class RankBoost(BaselineRanker):
 
 
 def upgrade_v1(document, v2):
-    """The RankBoost part of a version-1 file's version-2 layout (svmmap.model_file.ModelKind):
+    """The RankBoost part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the weak rankers and the number of rounds become ``model``, ``n_rounds`` ``max_rounds``."""
     v2["model"] = {**document["weak_rankers"], "n_rounds": document["n_rounds"]}
     v2["params"] = renamed(v2["params"], {"n_rounds": "max_rounds"})

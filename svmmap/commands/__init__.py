@@ -7,7 +7,7 @@ returns the exit status:
     svmmap.commands.baseline_classify  svmmap_baseline_classify
 
 and svmmap.commands.common, what they share (the error policy, the shared options).  The
-installed scripts enter through svmmap.console, which catches Ctrl-C from the first import.
+installed scripts enter through svmmap.commands.console, which catches Ctrl-C from the first import.
 Importing this package imports nothing; a command module loads no numpy, scipy or
 scikit-learn before its arguments are parsed.
 """

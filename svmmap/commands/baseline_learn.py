@@ -16,10 +16,10 @@ errors import nothing heavy.
 
 import argparse
 
-from ..atomic import check_output
+from ..core.options import MAX_ABS_VALUE
+from ..data.atomic import check_output
+from ..data.model_file import model_output
 from ..errors import InputFormatError
-from ..model_file import model_output
-from ..options import MAX_ABS_VALUE
 from .common import (
     ArgumentParser,
     HelpFormatter,
@@ -108,9 +108,9 @@ def learn_main(argv=None):
     def learn():
         import numpy as np
 
-        from .._csr import as_scipy
         from ..baselines.prank import PRank
-        from ..io import input_files, load_svmlight, read_svmlight
+        from ..data.io import input_files, load_svmlight, read_svmlight
+        from ..kernels._csr import as_scipy
 
         inputs = [*input_files(args.train_file), args.group]
         if args.eval_set is not None:

@@ -1,5 +1,5 @@
 """svmmap_classify (also installed as svmmap_baseline_classify): score a data file with a model
-file of any kind (svmmap.model_file), write one score per input line and report the ranking
+file of any kind (svmmap.data.model_file), write one score per input line and report the ranking
 metrics:
 
     svmmap_classify [-v level] [--metrics LIST] [--convention letor|trec_eval]
@@ -7,16 +7,16 @@ metrics:
 
 Parsing the arguments imports no numpy, scipy or scikit-learn; the readers, the scorer and the
 metrics are imported inside the command body, and an svmmap model scores the reader's CSR
-arrays without scipy (svmmap._csr; another kind's estimator gets a scipy matrix).
+arrays without scipy (svmmap.kernels._csr; another kind's estimator gets a scipy matrix).
 """
 
 import argparse
 import re
 import sys
 
-from ..atomic import OutputKind, check_output
-from ..measures import help_text, parse_metrics
-from ..options import CONVENTIONS, DTYPES, MAX_ABS_VALUE
+from ..core.measures import help_text, parse_metrics
+from ..core.options import CONVENTIONS, DTYPES, MAX_ABS_VALUE
+from ..data.atomic import OutputKind, check_output
 from .common import (
     ArgumentParser,
     HelpFormatter,
@@ -110,7 +110,7 @@ def _is_predictions_file(path):
     return fraction
 
 
-#: what svmmap_classify writes (svmmap.atomic.check_output)
+#: what svmmap_classify writes (svmmap.data.atomic.check_output)
 PREDICTIONS = OutputKind("a predictions file (every line one number, not all integers)",
                          _is_predictions_file)
 
@@ -134,7 +134,7 @@ STDOUT = "-"
 
 
 def classify_main(argv=None, prog="svmmap_classify"):
-    """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.model_file);
+    """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.data.model_file);
     ``predictions_file`` "-" writes the scores to standard output."""
     parser = classify_parser(prog)
     args = parser.parse_args(argv)
@@ -143,7 +143,7 @@ def classify_main(argv=None, prog="svmmap_classify"):
     if len(set(outputs)) < len(outputs):
         parser.error("the predictions, --run and --qrels files must be different files")
     if args.run is not None:  # the run's tag checked before anything is read or written
-        from ..trec_run import run_tag_error
+        from ..data.trec_run import run_tag_error
 
         if run_tag_error(args.run_tag):
             parser.error(f"argument --run-tag: {run_tag_error(args.run_tag)}")
@@ -151,10 +151,11 @@ def classify_main(argv=None, prog="svmmap_classify"):
     def classify():
         import numpy as np
 
-        from .. import metrics, trec_run
-        from ..atomic import write_text_atomically
-        from ..io import input_files, measure_label_rules, read_svmlight
-        from ..model_file import load_scorer
+        from .. import metrics
+        from ..data import trec_run
+        from ..data.atomic import write_text_atomically
+        from ..data.io import input_files, measure_label_rules, read_svmlight
+        from ..data.model_file import load_scorer
 
         to_stdout = args.predictions_file == STDOUT
         inputs = [args.model_file, *input_files(args.test_file), args.group]

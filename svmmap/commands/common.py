@@ -18,9 +18,9 @@ from contextlib import contextmanager
 
 from svmstruct_api.options import QPError
 
-from .. import interrupts
+from ..core import interrupts
+from ..core.params import ParameterError
 from ..errors import SVMMapError, error_line
-from ..params import ParameterError
 
 
 class Background:
@@ -89,8 +89,8 @@ def _terminal_columns():
 
 
 def check_params(parser, check, flags):
-    """Run ``check()``, a check of parameters by their svmmap.params rules (an estimator's
-    ``check_params``, or svmmap.params.check_svmmap for svmmap_learn: the rules the Python API
+    """Run ``check()``, a check of parameters by their svmmap.core.params rules (an estimator's
+    ``check_params``, or svmmap.core.params.check_svmmap for svmmap_learn: the rules the Python API
     checks), and report a bad value as a usage error naming the option: ``flags`` maps
     parameter -> option."""
     try:
@@ -115,7 +115,7 @@ def positive_int(text):
 
 def run(prog, debug, action, data_file=None):
     """Run ``action``; turn the errors a user can cause into one line and exit status 1, and
-    Ctrl-C or SIGTERM (svmmap.interrupts) into ``prog: interrupted`` / ``prog: terminated``
+    Ctrl-C or SIGTERM (svmmap.core.interrupts) into ``prog: interrupted`` / ``prog: terminated``
     and exit status 130 / 143.
 
     ``data_file``: the data the command read (svmmap.errors.error_line)."""

@@ -20,9 +20,9 @@ exit status 1 (``--debug`` shows the traceback instead); no output file is left 
 Start-up is in proportion to the work: parsing and checking the arguments (``--help``, an
 argument or parameter error) imports only this module's light dependencies; numpy and the
 extensions are imported when a command runs (the data stays the reader's arrays:
-svmmap._csr), cvxopt when a QP needs it, scipy and scikit-learn only for binned features
-(``--n-thresholds``) or Dask: training goes through svmmap.training and svmmap.selection,
-scoring an svmmap model through svmmap.model_file.load_scorer.
+svmmap.kernels._csr), cvxopt when a QP needs it, scipy and scikit-learn only for binned features
+(``--n-thresholds``) or Dask: training goes through svmmap.core.training and svmmap.core.selection,
+scoring an svmmap model through svmmap.data.model_file.load_scorer.
 """
 
 import argparse
@@ -33,12 +33,9 @@ import time
 
 from svmstruct_api.options import QP_SOLVERS
 
-from .. import interrupts
-from ..atomic import check_output
-from ..errors import InputFormatError, SVMMapError
-from ..measures import help_text, parse_loss, parse_metrics, parse_select_metric
-from ..model_file import model_output
-from ..options import (
+from ..core import interrupts
+from ..core.measures import help_text, parse_loss, parse_metrics, parse_select_metric
+from ..core.options import (
     DEFAULT_EPSILON,
     DEFAULT_REL_GAP,
     DEFAULT_SELECT_TOL,
@@ -46,7 +43,10 @@ from ..options import (
     MAX_ABS_VALUE,
     ORACLES,
 )
-from ..params import ParameterError, check_c_path, check_svmmap
+from ..core.params import ParameterError, check_c_path, check_svmmap
+from ..data.atomic import check_output
+from ..data.model_file import model_output
+from ..errors import InputFormatError, SVMMapError
 from .common import (
     ArgumentParser,
     Background,
@@ -85,7 +85,7 @@ def _loss(text):
 
 def _c_values(text):
     """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more numbers (a path's values are checked by
-    SVMMapCV's rule, svmmap.params.check_c_path; a single C by SVMMap's)."""
+    SVMMapCV's rule, svmmap.core.params.check_c_path; a single C by SVMMap's)."""
     values = []
     for part in text.split(","):
         try:
@@ -297,7 +297,7 @@ SVMMAP_MODEL = model_output(("svmmap",), "an svmmap model file")
 
 def _learn_model(parser, args):
     """The parameters of the SVMMap the options describe (all of SVMMap's constructor
-    arguments), checked by SVMMap's own rules (svmmap.params, before numpy is imported)."""
+    arguments), checked by SVMMap's own rules (svmmap.core.params, before numpy is imported)."""
     features, cost_ratio = _learn_options(parser, args)
     params = dict(C=args.C[0], loss=args.loss, epsilon=args.epsilon, rel_gap=args.rel_gap,
                   algorithm=ALGORITHMS[args.algorithm], max_iter=args.max_iter,
@@ -390,7 +390,7 @@ def max_dask_workers():
 def _learn_callbacks(verbose):
     """-v 1: the live progress display on stderr; -v 2: a line per iteration on stdout (the
     report is printed once, by learn_main, in both)."""
-    from ..progress import IterationLines, ProgressDisplay
+    from ..core.progress import IterationLines, ProgressDisplay
 
     if verbose >= 2:
         return [IterationLines()]
@@ -468,7 +468,7 @@ def learn_main(argv=None):
                 print(f"Binned {len(fitted.feature_map.base_columns_)} base features into "
                       f"{fitted.feature_map.n_output_features_} indicator features")
             if selecting:
-                from ..selection import path_table
+                from ..core.selection import path_table
 
                 source = args.eval_set if args.eval_set is not None else \
                     f"{args.holdout:g} of the training queries held out"
@@ -482,7 +482,7 @@ def learn_main(argv=None):
         if result.status != "interrupted":
             return 0
         # Ctrl-C or SIGTERM: the best model so far is saved; the last line and the exit
-        # status still say how the command was stopped (svmmap.interrupts)
+        # status still say how the command was stopped (svmmap.core.interrupts)
         print(interrupts.message("svmmap_learn"), file=sys.stderr)
         return interrupts.exit_status()
 
@@ -490,14 +490,14 @@ def learn_main(argv=None):
 
 
 def _learn_here(args, params, selecting, started):
-    """Read the data and train in this process, through svmmap.training and
-    svmmap.selection (no scikit-learn unless binning); return (the
-    svmmap.training.FittedModel, a function writing the model file, None).
+    """Read the data and train in this process, through svmmap.core.training and
+    svmmap.core.selection (no scikit-learn unless binning); return (the
+    svmmap.core.training.FittedModel, a function writing the model file, None).
 
     The training file is read in a helper thread while this one imports the training
     modules (the reader's parsing runs without the GIL): start-up and reading overlap, as
     they take about as long on a small file (benchmarks/startup.py)."""
-    from ..io import (
+    from ..data.io import (
         NDCG_GRADES,
         input_files,
         load_query_weights,
@@ -510,25 +510,25 @@ def _learn_here(args, params, selecting, started):
                                    args.query_weights], SVMMAP_MODEL, args.force)
     loss = parse_loss(args.loss)[0]
     listed = []  # what an index file in a pipe lists: known once it is read
-    # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap._csr)
+    # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap.kernels._csr)
     reading = Background(lambda: read_svmlight(
         args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
         n_threads=args.n_threads, label_rules=(NDCG_GRADES,) if loss == "ndcg" else (),
         files_read=listed, dtype=args.dtype))
     # the modules training needs, imported now, while the file is read: the plugin of the
-    # loss and the solvers (svmmap.training imports the learner only where one is made)
+    # loss and the solvers (svmmap.core.training imports the learner only where one is made)
     import svmstruct_api.learner  # noqa: F401
 
-    from .. import training
-    from ..collection import QueryCollection
-    from ..measures import MEASURES
-    from ..model_file import write_model
+    from ..core import training
+    from ..core.collection import QueryCollection
+    from ..core.measures import MEASURES
+    from ..data.model_file import write_model
 
     training.plugin_class(MEASURES[loss].plugin)
     callbacks = _learn_callbacks(args.verbose)
     X, y, qid = reading.result()
     check_output(args.model_file, listed)
-    # the reader refused what QueryCollection.from_arrays would (svmmap.collection): its
+    # the reader refused what QueryCollection.from_arrays would (svmmap.core.collection): its
     # documents are grouped, not checked again
     data = QueryCollection.from_checked(X, y, qid)
     n_features = X.shape[1]
@@ -548,7 +548,7 @@ def _learn_here(args, params, selecting, started):
                                f"does not exist (the data has {n_features} features)",
                                args.train_file)
     if selecting:
-        from .. import selection
+        from ..core import selection
 
         metric = args.select_metric or "map"
         tol = DEFAULT_SELECT_TOL if args.select_tol is None else args.select_tol
@@ -585,12 +585,12 @@ UNUSED_WIDTH_MIN = 1000
 def _note_unused_width(X, path):
     """Print a note, at once (before training), when the sparse X's feature count is at least
     UNUSED_WIDTH_MIN and more than UNUSED_WIDTH_RATIO times the distinct features its rows
-    use (a dense X uses every feature).  A count that svmmap.training refuses (above
+    use (a dense X uses every feature).  A count that svmmap.core.training refuses (above
     MAX_FEATURES) is left to it."""
     import numpy as np
 
+    from ..core.training import MAX_FEATURES, _check_memory
     from ..errors import InputFormatError
-    from ..training import MAX_FEATURES, _check_memory
 
     n_features = X.shape[1]
     if isinstance(X, np.ndarray) or not UNUSED_WIDTH_MIN <= n_features <= MAX_FEATURES:
@@ -611,15 +611,15 @@ def _note_unused_width(X, path):
 
 def _learn_on_dask(args, params, stack, callbacks):
     """Train on a Dask cluster (svmmap.dask.DaskSVMMap, the data read by the workers); return
-    (the svmmap.training.FittedModel, a function writing the model file, (documents,
+    (the svmmap.core.training.FittedModel, a function writing the model file, (documents,
     queries, features))."""
     from .. import dask as svmmap_dask
 
     if args.query_weights is not None:
         raise SVMMapError("--query-weights is not available with --dask-workers / "
                           "--scheduler")
-    from ..io import input_files
-    from ..training import FittedModel
+    from ..core.training import FittedModel
+    from ..data.io import input_files
 
     check_output(args.model_file, input_files(svmmap_dask.expand_paths(args.train_file)),
                  SVMMAP_MODEL, args.force)

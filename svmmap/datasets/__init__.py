@@ -20,7 +20,7 @@ installed package has them too. :func:`path` gives a file's location (for the co
 
 from pathlib import Path
 
-from ..io import load_svmlight
+from ..data.io import load_svmlight
 
 __all__ = ["DATASETS", "data_home", "path", "load_mq2008_fold1", "load_svmmap_sample",
            "load_paper_toy"]

@@ -7,7 +7,7 @@
 import argparse
 import sys
 
-from ..console import print_output
+from ..commands.console import print_output
 from . import DATASETS, path
 
 

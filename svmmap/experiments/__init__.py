@@ -29,7 +29,7 @@ Modules, one job each:
                (``python -m svmmap.experiments.trec_tables``).
 
 A method is trained over its grid and its hyper-parameter picked by validation MAP by
-:func:`svmmap.selection.select` (the measure and tie rule of every model selection in svmmap).
+:func:`svmmap.core.selection.select` (the measure and tie rule of every model selection in svmmap).
 
 Every number is computed by :mod:`svmmap.metrics` under the LETOR convention (queries without
 a relevant document have AP 0 and stay in the mean), unless a table says otherwise.

@@ -21,7 +21,7 @@ writes, into ``--out``:
         [--models bm25-k1.2-b0.75,dfr-dph]
 
 Ctrl-C or SIGTERM ends it with one line and status 130 / 143; every file written is whole
-(svmmap.atomic).
+(svmmap.data.atomic).
 
 The runs feed ``python -m svmmap.experiments.trec build`` (binned features of whole retrieval
 systems, the paper's regime).
@@ -32,9 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import interrupts, metrics
-from ..atomic import write_text_atomically
+from .. import metrics
 from ..commands.common import ArgumentParser, positive_int
+from ..core import interrupts
+from ..data.atomic import write_text_atomically
 from ..errors import SVMMapError, error_line
 from . import smart, tables
 from .retrieval import MODELS, Index

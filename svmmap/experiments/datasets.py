@@ -2,7 +2,7 @@
 collection.
 
 A LETOR data folder holds ``Fold1 .. Fold5``, each with ``train.txt``, ``vali.txt`` and
-``test.txt`` (SVMlight / LETOR text, see :mod:`svmmap.io`).  Every split of a fold is read
+``test.txt`` (SVMlight / LETOR text, see :mod:`svmmap.data.io`).  Every split of a fold is read
 with the training file's number of features.
 
 An *array folder* (what ``python -m svmmap.experiments.trec build --format arrays`` and
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..collection import QueryCollection, check_features
+from ..core.collection import QueryCollection, check_features
+from ..data.io import load_svmlight
 from ..errors import InputFormatError
-from ..io import load_svmlight
 
 SPLITS = ("train", "vali", "test")
 

@@ -7,7 +7,7 @@ record per line, each line ending in a newline:
   grids, design, seeds, feature and SVM settings);
 * then one line per finished unit (a trial; a fold and method): ``{"unit": key, "record":
   {...}}``, written whole (one write of the encoded line, Ctrl-C and SIGTERM held back
-  meanwhile: svmmap.interrupts.held) and fsynced as soon as the unit is done.  The order of
+  meanwhile: svmmap.core.interrupts.held) and fsynced as soon as the unit is done.  The order of
   the lines is the order in which units finished (parallel trials finish in any order); the
   tables are made in the units' own order.
 
@@ -33,7 +33,7 @@ import json
 import os
 from pathlib import Path
 
-from .. import interrupts
+from ..core import interrupts
 from ..errors import InputFormatError, SVMMapError
 
 try:

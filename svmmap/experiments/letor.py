@@ -2,7 +2,7 @@
 
 For each fold (``FoldN/{train,vali,test}.txt``) and each method: train on ``train`` for every
 value of the method's grid, keep the value with the best MAP on ``vali``
-(:mod:`svmmap.selection`), and evaluate that model on ``test``: MAP, NDCG@1/3/5/10, P@1/3/5/10
+(:mod:`svmmap.core.selection`), and evaluate that model on ``test``: MAP, NDCG@1/3/5/10, P@1/3/5/10
 (:func:`svmmap.metrics.evaluate`, LETOR convention: queries without a relevant document have
 AP 0 and stay in the mean, NDCG gain 2^label - 1).  The tables report every fold and the
 mean over folds (the LETOR papers' figure), the chosen hyper-parameter, the wall time of the
@@ -19,7 +19,7 @@ Writes ``letor.md``, ``letor.csv`` (one row per method and fold, and the means) 
 Long runs: each finished (fold, method) grid search is appended to ``--out``/``letor.jsonl``
 (:mod:`.journal`); ``--resume`` continues an interrupted run to the same tables.  Ctrl-C and
 SIGTERM stop the run at once -- inside a fit too --, keep the finished units and end with one
-line saying how to resume, exit status 130 / 143 (svmmap.interrupts).  Progress: one line per
+line saying how to resume, exit status 130 / 143 (svmmap.core.interrupts).  Progress: one line per
 fold and method with an estimate of the time left (:mod:`.meter`).
 
 Parallel units (:mod:`.units`): ``--jobs N`` runs N fold-method grid searches at a time on
@@ -39,12 +39,13 @@ import numpy as np
 
 from svmstruct_api.qp import QPError
 
-from .. import interrupts, metrics
-from ..atomic import write_text_atomically
+from .. import metrics
 from ..commands.common import ArgumentParser
+from ..core import interrupts
+from ..core.selection import select
+from ..data.atomic import write_text_atomically
 from ..errors import SVMMapError, error_line
 from ..metrics import interpolated_precision
-from ..selection import select
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
 from .journal import Journal

@@ -21,7 +21,7 @@ total of all of them, and each run adds the units it takes from its journal
 import sys
 import time
 
-from ..progress import _duration
+from ..core.progress import _duration
 
 
 class Meter:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..commands.common import ArgumentParser
-from ..console import print_output
+from ..commands.console import print_output
 from ..errors import SVMMapError
 from ..metrics import RECALL_LEVELS
 

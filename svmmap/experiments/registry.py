@@ -3,7 +3,7 @@
 A :class:`Method` is a name, a factory ``factory(value) -> estimator`` (an object with
 ``fit(X, y, qid)`` returning itself and ``decision_function(X)`` returning one score per row)
 and the grid of values the factory is tried with; model selection
-(:func:`svmmap.selection.select`) picks the value with the best validation MAP.  Methods
+(:func:`svmmap.core.selection.select`) picks the value with the best validation MAP.  Methods
 whose implementation is not importable in this installation (another loss,
 ``svmmap.baselines``) are simply absent from :func:`available_methods`.
 
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import measures
-from ..collection import check_features
+from ..core import measures
+from ..core.collection import check_features
 from ..errors import SVMMapError
 
 #: Default C grid of the structural SVMs (C is divided by the number of training queries, see
@@ -42,7 +42,7 @@ class Method:
     ``grid`` is a sequence of hyper-parameter values, or a callable ``grid(n_features)``
     returning one (for the best single feature, whose "hyper-parameter" is the feature).
     ``param`` names the hyper-parameter in tables ("C", "rounds", "feature").  ``measure``
-    is the validation measure model selection maximises (a name of svmmap.measures: "map",
+    is the validation measure model selection maximises (a name of svmmap.core.measures: "map",
     or the measure an SVM is trained for).
     """
 
@@ -172,8 +172,8 @@ MEASURE_CUTOFF = 10
 
 
 def _measure_losses():
-    """The loss names of the measures beyond MAP (issue 17): every measure of svmmap.measures
-    that svmmap.plugins.MeasurePlugin optimises, at MEASURE_CUTOFF where it takes a cutoff
+    """The loss names of the measures beyond MAP (issue 17): every measure of svmmap.core.measures
+    that svmmap.core.plugins.MeasurePlugin optimises, at MEASURE_CUTOFF where it takes a cutoff
     and over the whole ranking where it may go without (ndcg@10 and ndcg)."""
     for measure in measures.usable("loss"):
         if measure.plugin == "MeasurePlugin":

@@ -34,20 +34,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import interrupts
-from ..atomic import OutputKind, check_output, first_tokens
 from ..commands.common import ArgumentParser, positive_int
+from ..core import interrupts
+from ..core.options import MAX_ABS_VALUE
+from ..data.atomic import OutputKind, check_output, first_tokens
+from ..data.io import dump_svmlight, input_files, load_svmlight
+from ..data.trec_run import RUN_FILE, write_run
 from ..errors import InputFormatError, SVMMapError, error_line
-from ..io import dump_svmlight, input_files, load_svmlight
-from ..options import MAX_ABS_VALUE
-from ..trec_run import RUN_FILE, write_run
 
 
 def _text(path):
     """The text of a run or qrels file, decompressed when it starts with the magic bytes of
-    gzip, bzip2 or xz (:data:`svmmap.sources.COMPRESSION`): one file at a time, whole (a
+    gzip, bzip2 or xz (:data:`svmmap.data.sources.COMPRESSION`): one file at a time, whole (a
     TREC run is a few MB)."""
-    from ..sources import COMPRESSION, decompressor
+    from ..data.sources import COMPRESSION, decompressor
 
     try:
         with open(path, "rb") as handle:
@@ -306,7 +306,7 @@ def _build_command(args):
 
 
 def _run_command(args):
-    from ..model_file import load_model
+    from ..data.model_file import load_model
 
     check_output(args.out, [*input_files(args.data), args.model], RUN_FILE, args.force)
     X, _, qid, docnos = load_svmlight(args.data, return_comments=True,

@@ -39,9 +39,9 @@ import csv
 import re
 from pathlib import Path
 
-from .. import interrupts
-from ..atomic import write_text_atomically
 from ..commands.common import ArgumentParser, positive_int
+from ..core import interrupts
+from ..data.atomic import write_text_atomically
 from ..errors import InputFormatError, SVMMapError, error_line
 from . import tables, trec, trials
 from .datasets import is_array_folder, load_arrays, save_arrays

@@ -1,7 +1,7 @@
 """The paper's protocol (Yue et al. 2007, Section 5): repeated small-sample trials.
 
 From a pool of N queries, T trials (default 50) each train on 10 queries, select the
-hyper-parameter on 5 validation queries by MAP (:mod:`svmmap.selection`) and test on 35 others.
+hyper-parameter on 5 validation queries by MAP (:mod:`svmmap.core.selection`) and test on 35 others.
 
 Balanced design.  The pool is shuffled once (``--seed``) into a cyclic order q_0..q_{N-1};
 trial t uses the window of 50 consecutive queries starting at offset o_t = floor(t N / T)
@@ -52,7 +52,7 @@ Long runs: each finished trial is appended to ``--out``/``trials.jsonl`` at once
 command with ``--resume`` reads the finished trials back and runs the rest, to the same tables
 as an uninterrupted run.  Ctrl-C and SIGTERM stop the run at once -- inside a fit too -- keep
 the finished trials and end with one line saying how to resume, exit status 130 / 143
-(svmmap.interrupts).  Progress: one line per trial with the trials done and an estimate of
+(svmmap.core.interrupts).  Progress: one line per trial with the trials done and an estimate of
 the time left (:mod:`.meter`; a tqdm bar on a terminal).
 
 Parallel trials (:mod:`.units`): ``--jobs N`` runs N trials at a time on local worker
@@ -73,12 +73,13 @@ import numpy as np
 
 from svmstruct_api.qp import QPError
 
-from .. import interrupts, metrics
-from ..atomic import write_text_atomically
+from .. import metrics
 from ..commands.common import ArgumentParser, positive_int
+from ..core import interrupts
+from ..core.selection import low_end_stable, select
+from ..data.atomic import write_text_atomically
 from ..errors import SVMMapError, error_line
 from ..metrics import interpolated_precision
-from ..selection import low_end_stable, select
 from . import registry, stats, tables
 from .datasets import load_pool
 from .journal import Journal
@@ -258,7 +259,8 @@ def grid_ends(results):
     """Rows ``[label, grid, at low end, at high end, low end stable]`` of every method with
     an ordered grid (not the best-feature choice): how many trials chose the grid's smallest
     / largest value, and of the low-end choices of a C grid, in how many the model trained
-    with C/100 ranked the test queries identically (:func:`svmmap.selection.low_end_stable`)."""
+    with C/100 ranked the test queries identically
+    (:func:`svmmap.core.selection.low_end_stable`)."""
     rows = []
     for entry in results["methods"].values():
         if entry["param"] == "feature":
@@ -396,7 +398,7 @@ def main(argv=None, meter=None):
     parser.add_argument("--patience", type=positive_int, default=None,
                         help="stop an SVM's C path once this many C values in a row score "
                              "below the best so far on validation (default: the whole grid; "
-                             "svmmap.selection.select_c)")
+                             "svmmap.core.selection.select_c)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--resume", action="store_true",
                         help="continue the interrupted run kept in --out (trials.jsonl): its "

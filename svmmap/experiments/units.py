@@ -22,7 +22,7 @@ sums in the QP do not promise that.  The experiment's own kernels run with ``n_t
 The parent process alone writes the journal: ``on_done(key, record)`` is called in the parent
 as each unit finishes (in key order in one process, in order of completion otherwise).
 
-Stopping (svmmap.interrupts): local workers ignore SIGINT and SIGTERM; on either signal (or
+Stopping (svmmap.core.interrupts): local workers ignore SIGINT and SIGTERM; on either signal (or
 an error) the parent cancels the units not started, kills its workers (they hold no state
 that matters: the records written are the parent's) and waits for them, so no process is
 left behind; the finished units are in the journal already.  On a Dask cluster the pending
@@ -31,7 +31,7 @@ tasks are cancelled; the cluster's workers are not the command's to end.
 
 import threading
 
-from .. import interrupts
+from ..core import interrupts
 from ..errors import SVMMapError
 
 #: the loaded state of the work this process last ran (one: a long-lived Dask worker serving
@@ -144,7 +144,7 @@ def _on_processes(work, keys, on_done, jobs):
 
 def _end(executor):
     """Cancel the units not started and kill the workers, then wait for them; a second
-    Ctrl-C meanwhile acts once they are gone (svmmap.interrupts.held)."""
+    Ctrl-C meanwhile acts once they are gone (svmmap.core.interrupts.held)."""
     with interrupts.held():
         # the executor has no public way to stop a running task (Python 3.14 adds
         # kill_workers)

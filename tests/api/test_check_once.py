@@ -1,7 +1,7 @@
 """Data checked once (issue 24): the boundary -- an estimator's validate_data with
-QueryCollection.from_arrays, or the reader svmmap.io.load_svmlight -- makes the checked
+QueryCollection.from_arrays, or the reader svmmap.data.io.load_svmlight -- makes the checked
 QueryCollection, and no driver downstream (training, the C path, its refit, the command)
-scans the values again.  Counted by wrapping svmmap.collection.check_features, the one scan
+scans the values again.  Counted by wrapping svmmap.core.collection.check_features, the one scan
 of X's values."""
 
 import warnings
@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-import svmmap.collection
+import svmmap.core.collection
 from svmmap import SVMMap
 from svmmap.commands.learn import learn_main
-from svmmap.io import dump_svmlight
+from svmmap.data.io import dump_svmlight
 from svmmap.model_selection import SVMMapCV
 
 from conftest import random_collection
@@ -21,13 +21,13 @@ from conftest import random_collection
 @pytest.fixture
 def scans(monkeypatch):
     """The list of X shapes check_features scanned, filled as it is called."""
-    seen, scan = [], svmmap.collection.check_features
+    seen, scan = [], svmmap.core.collection.check_features
 
     def counted(X):
         seen.append(X.shape)
         return scan(X)
 
-    monkeypatch.setattr(svmmap.collection, "check_features", counted)
+    monkeypatch.setattr(svmmap.core.collection, "check_features", counted)
     return seen
 
 
@@ -76,11 +76,11 @@ def test_the_command_trusts_what_the_reader_checked(scans, data, tmp_path, optio
 def test_the_oracle_passes_do_not_check_the_collection_again(monkeypatch, data, loss):
     """The kernels' arrays are checked when the plugin first needs them, not on each of the
     fit's oracle passes (the public kernel wrappers keep their guards for other callers)."""
-    import svmmap.plugins.measure
-    import svmmap.plugins.ranking
+    import svmmap.core.plugins.measure
+    import svmmap.core.plugins.ranking
 
     checks = []
-    for module in (svmmap.plugins.ranking, svmmap.plugins.measure):
+    for module in (svmmap.core.plugins.ranking, svmmap.core.plugins.measure):
         original = module.checked_constraint_inputs
         monkeypatch.setattr(module, "checked_constraint_inputs",
                             lambda *args, f=original: checks.append(1) or f(*args))
@@ -92,13 +92,13 @@ def test_the_oracle_passes_do_not_check_the_collection_again(monkeypatch, data, 
 
 def test_the_reader_finds_a_files_first_line_once(monkeypatch, data, tmp_path):
     """Is it an index file, does it carry qid: -- one look at the first line answers both."""
-    import svmmap.io
-    import svmmap.sources
+    import svmmap.data.io
+    import svmmap.data.sources
 
-    calls, original = [], svmmap.sources.find_first_line
-    monkeypatch.setattr(svmmap.sources, "find_first_line",
+    calls, original = [], svmmap.data.sources.find_first_line
+    monkeypatch.setattr(svmmap.data.sources, "find_first_line",
                         lambda view: calls.append(1) or original(view))
     X, y, qid = data
     dump_svmlight(tmp_path / "train.txt", X, y, qid)
-    svmmap.io.load_svmlight(tmp_path / "train.txt")
+    svmmap.data.io.load_svmlight(tmp_path / "train.txt")
     assert calls == [1]

@@ -187,7 +187,7 @@ def test_no_warning_when_every_query_is_usable(data):
 
 
 def test_the_estimator_holds_what_the_training_driver_produces(data, fitted):
-    """SVMMap.fit is svmmap.training.fit: its attributes are the FittedModel's fields, the
+    """SVMMap.fit is svmmap.core.training.fit: its attributes are the FittedModel's fields, the
     model file keeps the FittedModel's record, and restoring that record scores alike."""
     from svmmap import training
 

@@ -1,4 +1,4 @@
-"""LightGBM's conventions in every svmmap ranker (svmmap.groups): ``group=`` query sizes train
+"""LightGBM's conventions in every svmmap ranker (svmmap.core.groups): ``group=`` query sizes train
 the same model as the equivalent qid; ``eval_set`` as (X, y, qid), as [(X, y)] with
 ``eval_group`` sizes or with ``eval_qid`` ids choose the same C (SVMMapCV) / rounds (the
 boosters) and record the same ``best_score_``, which is the measure of the fitted model on
@@ -9,8 +9,8 @@ import pytest
 
 from svmmap import SVMMap, metrics
 from svmmap.baselines import AdaRank, PRank, RankBoost
+from svmmap.core.groups import eval_sets, qid_from_group
 from svmmap.errors import InputFormatError
-from svmmap.groups import eval_sets, qid_from_group
 from svmmap.model_selection import SVMMapCV
 
 from conftest import random_collection

@@ -3,7 +3,7 @@
 The graph is read from the source with ast: an edge for every ``import`` / ``from ... import``
 statement naming a module of svmmap or svmstruct_api, at the top of a module or inside a
 function (an import deferred for start-up time is still a dependency).  Code loaded by name
-on demand (svmmap.model_file's kinds, svmmap.params.InstanceOf) is not an import edge: the
+on demand (svmmap.data.model_file's kinds, svmmap.core.params.InstanceOf) is not an import edge: the
 registry names it, it does not depend on it.  A package's ``__init__`` importing its own
 submodules is the usual layout, and a submodule does not import its package back here."""
 
@@ -92,9 +92,9 @@ def find_cycle(graph):
 
 def test_the_package_imports_no_cycle():
     graph = import_graph()
-    assert {"svmmap.training", "svmmap.model_file", "svmmap.metrics"} <= set(graph)
-    assert "svmmap.measures" in graph["svmmap.params"]  # "from . import measures"
-    assert "svmmap.model_file" in graph["svmmap.training"]
+    assert {"svmmap.core.training", "svmmap.data.model_file", "svmmap.metrics"} <= set(graph)
+    assert "svmmap.core.measures" in graph["svmmap.core.params"]  # "from . import measures"
+    assert "svmmap.data.model_file" in graph["svmmap.core.training"]
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
@@ -110,8 +110,8 @@ def test_find_cycle(graph, cycle):
 
 def test_a_deferred_import_is_an_edge():
     """The cycle the issue found ran through imports inside functions: such an import counts."""
-    source = "def load():\n    from . import training\n"
+    source = "def load():\n    from ..core import training\n"
     node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom))
-    known = {"svmmap", "svmmap.model_file", "svmmap.training"}
-    assert imported("svmmap.model_file", Path("model_file.py"), node, known) == \
-        {"svmmap.training"}
+    known = {"svmmap", "svmmap.core", "svmmap.data.model_file", "svmmap.core.training"}
+    assert imported("svmmap.data.model_file", Path("model_file.py"), node, known) == \
+        {"svmmap.core.training"}

@@ -1,4 +1,5 @@
-"""The measure registry (svmmap.measures): every list of measure names follows from its records,
+"""The measure registry (svmmap.core.measures): every list of measure names follows from its
+records,
 and ERR@k, added as one record plus its kernel in svmmap.metrics, is reported and selects models
 like the measures before it, equal to ir_measures' ERR@k."""
 
@@ -13,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svmmap import SVMMap, dump_svmlight, measures, metrics
+from svmmap.core.params import ParameterError, check_svmmap
 from svmmap.model_selection import SVMMapCV, choose, validation_measure
-from svmmap.params import ParameterError, check_svmmap
 
 from conftest import random_collection
 
@@ -147,13 +148,13 @@ def test_models_are_selected_by_err():
 
 
 def test_the_experiments_select_by_the_same_measures_and_tie_rule():
-    """svmmap.selection.select (the experiments' grid) chooses by the method's measure and
+    """svmmap.core.selection.select (the experiments' grid) chooses by the method's measure and
     gives ties to the earliest grid value, as select_c does."""
     import scipy.sparse as sp
 
+    from svmmap.core.selection import select
     from svmmap.experiments.datasets import Split
     from svmmap.experiments.registry import Method, SingleFeature
-    from svmmap.selection import select
 
     X, y, qid = graded_collection(seed=5)
     good = y + np.random.default_rng(5).normal(scale=0.1, size=len(y))
@@ -246,7 +247,7 @@ def test_names_outside_the_rules_are_refused(use, text):
 
 
 def test_the_registry_imports_no_numpy():
-    code = ("import sys, svmmap.measures, svmmap.options, svmmap.params; "
+    code = ("import sys, svmmap.core.measures, svmmap.core.options, svmmap.core.params; "
             "print(sorted(m for m in ('numpy', 'scipy', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

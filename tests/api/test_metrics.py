@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from svmmap import metrics as M
-from svmmap.collection import QueryCollection
+from svmmap.core.collection import QueryCollection
 from svmmap.errors import InputFormatError
 
 from conftest import DATA

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap, dump_svmlight
-from svmmap.collection import QueryCollection
-from svmmap.io import read_svmlight
+from svmmap.core.collection import QueryCollection
+from svmmap.core.options import DEFAULT_REL_GAP
+from svmmap.core.plugins import MapPlugin
+from svmmap.data.io import read_svmlight
 from svmmap.model_selection import SVMMapCV, choose, holdout_split, validation_measure
-from svmmap.options import DEFAULT_REL_GAP
-from svmmap.plugins import MapPlugin
 from svmstruct_api.learner import make_learner
 
 from conftest import random_collection, run_command
@@ -92,7 +92,7 @@ def test_cli_selects_c_on_a_vali_file_and_records_the_path(tmp_path):
     assert document["training"]["selection"]["select_tol"] == 5e-4
     assert document["training"]["relative_gap"] >= -1e-12  # an exactly solved QP: 0 +- 1e-16
     run_command("svmmap_classify", vali, model, tmp_path / "pred.txt")  # an ordinary model file
-    # the command trains through svmmap.training / svmmap.selection, the estimator through
+    # the command trains through svmmap.core.training / svmmap.core.selection, the estimator through
     # its scikit-learn facade: the same model file, byte for byte (no timings in either),
     # from the same X (the command's reading: these files list every feature, so dense)
     api = tmp_path / "api.json"
@@ -164,10 +164,10 @@ def test_holdout_refits_on_all_training_queries_unless_told_not_to(tmp_path):
 
 
 def test_patience_counts_only_the_values_below_the_best_in_a_row():
-    """The C path's early stop (svmmap.selection.select_c, ``patience``): C values that tie
+    """The C path's early stop (svmmap.core.selection.select_c, ``patience``): C values that tie
     with the best -- as every C at the C -> 0 limit does -- never count; only a run of values
     below the best, ending at the last C, does."""
-    from svmmap.selection import _falling
+    from svmmap.core.selection import _falling
 
     def rows(*values):
         return [{"vali": v} for v in values]

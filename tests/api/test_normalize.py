@@ -1,4 +1,4 @@
-"""SVMMap(normalize=...) and svmmap_learn --normalize (svmmap.normalize): the model trained on
+"""SVMMap(normalize=...) and svmmap_learn --normalize (svmmap.core.normalize): the model trained on
 the scaled columns is the model trained on z = (x - shift) / scale (the shift changes no
 ranking constraint; SVM-ACC's free bias absorbs it), dense and sparse alike; the normaliser is
 stored in the model file and applied by decision_function and svmmap_classify; LETOR's
@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svmmap import SVMMap, load_svmlight
-from svmmap._kernel_inputs import csr_for_kernels
+from svmmap.core.normalize import Normalizer, per_query_normalized
 from svmmap.errors import InputFormatError
 from svmmap.features import BinnedFeatureMap
-from svmmap.normalize import Normalizer, per_query_normalized
+from svmmap.kernels._kernel_inputs import csr_for_kernels
 
 from conftest import ROOT, random_collection
 

@@ -1,4 +1,4 @@
-"""svmmap.params: the parameter rules the estimators and the command line share, against
+"""svmmap.core.params: the parameter rules the estimators and the command line share, against
 scikit-learn's own constraints (derived from them, read by scikit-learn's tools)."""
 
 import inspect
@@ -10,9 +10,7 @@ from sklearn.utils._param_validation import InvalidParameterError, make_constrai
 
 from svmmap import SVMMap
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.features import BinnedFeatureMap
-from svmmap.model_selection import SVMMapCV
-from svmmap.params import (
+from svmmap.core.params import (
     SVMMAP_DEFAULTS,
     SVMMAP_RULES,
     Interval,
@@ -20,6 +18,8 @@ from svmmap.params import (
     check,
     check_svmmap,
 )
+from svmmap.features import BinnedFeatureMap
+from svmmap.model_selection import SVMMapCV
 
 ESTIMATORS = [SVMMap, SVMMapCV, AdaRank, RankBoost, PRank, BinnedFeatureMap]
 

@@ -1,6 +1,6 @@
 """The public API is annotated (issue 24): every parameter and the return of the public
 functions and methods below, read from the source with ast (nothing is evaluated: the
-annotations' names exist only for a type checker, svmmap._typing under TYPE_CHECKING), and
+annotations' names exist only for a type checker, svmmap.core._typing under TYPE_CHECKING), and
 the modules defer their annotations (``from __future__ import annotations``), so that
 annotating adds nothing to start-up."""
 
@@ -17,12 +17,12 @@ PACKAGE = ROOT / "svmmap"
 PUBLIC = {
     "estimator.py": ["SVMMap"],
     "model_selection.py": ["SVMMapCV"],
-    "base.py": ["BaseRanker.score", "BaseRanker.save", "BaseRanker.load"],
+    "core/base.py": ["BaseRanker.score", "BaseRanker.save", "BaseRanker.load"],
     "baselines/adarank.py": ["AdaRank"],
     "baselines/rankboost.py": ["RankBoost"],
     "baselines/prank.py": ["PRank"],
-    "io.py": ["load_svmlight"],
-    "writer.py": ["dump_svmlight"],
+    "data/io.py": ["load_svmlight"],
+    "data/writer.py": ["dump_svmlight"],
     "metrics.py": ["average_precision", "mean_average_precision", "precision_at_k",
                    "ndcg_at_k", "reciprocal_rank", "mean_reciprocal_rank", "r_precision",
                    "roc_area", "best_threshold_accuracy", "expected_reciprocal_rank",
@@ -33,7 +33,7 @@ PUBLIC = {
                 "DaskSVMMap.decision_function", "DaskSVMMap.score", "DaskSVMMap.save",
                 "DaskSVMMap.load", "cluster_client", "read_svmlight"],
     "pyterrier.py": ["SVMMapRanker", "letor_frames"],
-    "training.py": ["fit"],
+    "core/training.py": ["fit"],
 }
 
 
@@ -82,12 +82,12 @@ def test_annotations_are_deferred(module):
 
 
 def test_the_type_names_exist_only_for_a_type_checker():
-    """svmmap._typing defines its names under TYPE_CHECKING: importing it imports neither
+    """svmmap.core._typing defines its names under TYPE_CHECKING: importing it imports neither
     numpy nor scipy and defines none of them."""
     import subprocess
     import sys
 
-    code = ("import sys, svmmap._typing as t\n"
+    code = ("import sys, svmmap.core._typing as t\n"
             "print(sorted({'numpy', 'scipy'} & {m.split('.')[0] for m in sys.modules}),"
             " hasattr(t, 'Matrix'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

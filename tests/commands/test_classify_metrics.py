@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap, dump_svmlight, metrics
-from svmmap.measures import parse_metrics
+from svmmap.core.measures import parse_metrics
 
 from conftest import random_collection
 

@@ -32,7 +32,7 @@ def test_learn_then_classify_matches_the_python_api(small_files):
     assert len(scores) == X.shape[0]  # one line per input line, in order
     api = SVMMap(C=10.0, algorithm="n-slack").fit(*load_svmlight(train))
     np.testing.assert_array_equal(scores, api.decision_function(X))
-    api.save(tmp / "api.json")  # the command trains through svmmap.training: the same file
+    api.save(tmp / "api.json")  # the command trains through svmmap.core.training: the same file
     assert (tmp / "api.json").read_bytes() == model.read_bytes()
     expected_map = metrics.mean_average_precision(scores, y, qid)
     assert f"MAP: {expected_map:.4f}" in classified.stdout
@@ -131,11 +131,11 @@ def test_help_and_argument_errors_import_nothing_heavy(module, tool, argv):
                     reason="the process's threads are counted in /proc/self/task")
 @pytest.mark.parametrize("users_value", [None, "2"])
 def test_commands_keep_openblas_to_one_thread(small_files, users_value):
-    """svmmap.console sets OPENBLAS_NUM_THREADS=1 before numpy loads OpenBLAS, whose thread
+    """svmmap.commands.console sets OPENBLAS_NUM_THREADS=1 before numpy loads OpenBLAS, whose thread
     pool would otherwise spin on the other cores (benchmarks/startup.py): a training run
     ends with the process's one thread; a value the user has set is kept."""
     train, _, tmp = small_files
-    code = ("import atexit, os, sys\nimport svmmap.console as console\n"
+    code = ("import atexit, os, sys\nimport svmmap.commands.console as console\n"
             f"sys.argv = ['svmmap_learn', '-v', '0', {str(train)!r}, {str(tmp / 'm.json')!r}]\n"
             "atexit.register(lambda: print(os.environ['OPENBLAS_NUM_THREADS'], "
             "len(os.listdir('/proc/self/task'))))\n"
@@ -154,11 +154,11 @@ def test_commands_keep_openblas_to_one_thread(small_files, users_value):
 
 @pytest.mark.parametrize("exit_function", [False, True])
 def test_commands_end_with_their_output_and_exit_functions(small_files, exit_function):
-    """svmmap.console ends a command's process without the interpreter's teardown
+    """svmmap.commands.console ends a command's process without the interpreter's teardown
     (_exit_now) only when that has nothing to do: standard output, a pipe here, is complete,
     and an atexit function registered before the command still runs."""
     train, _, tmp = small_files
-    code = ("import atexit, sys\nimport svmmap.console as console\n"
+    code = ("import atexit, sys\nimport svmmap.commands.console as console\n"
             + ("atexit.register(lambda: print('exit function ran'))\n" if exit_function
                else "")
             + f"sys.argv = ['svmmap_learn', {str(train)!r}, {str(tmp / 'm.json')!r}]\n"
@@ -186,7 +186,7 @@ def test_commands_end_with_their_output_and_exit_functions(small_files, exit_fun
 @pytest.mark.parametrize("interleaved", [False, True])
 def test_learn_and_classify_import_neither_scipy_nor_scikit_learn(small_files, argv,
                                                                    interleaved):
-    """svmmap_learn trains through svmmap.training on the reader's CSR arrays, svmmap_classify
+    """svmmap_learn trains through svmmap.core.training on the reader's CSR arrays, svmmap_classify
     scores an svmmap model through it (scikit-learn's import alone takes longer than most
     trainings, benchmarks/grid.py; scipy.sparse's 0.1 s, issue 23): neither the estimators'
     facade nor scipy is loaded, also when the queries' documents are not contiguous (the
@@ -201,18 +201,18 @@ def test_learn_and_classify_import_neither_scipy_nor_scikit_learn(small_files, a
     argv = [test if a == "TEST" else a for a in argv]
     # numpy.ma: what np.unique without return_* options imports (6 ms); the standard
     # library's modules that a command's start-up does without (benchmarks/startup.py):
-    # tempfile and shutil (argparse's help formatter, svmmap.atomic), threading
-    # (svmmap.console), the decompressors (svmmap.sources, for compressed files only)
+    # tempfile and shutil (argparse's help formatter, svmmap.data.atomic), threading
+    # (svmmap.commands.console), the decompressors (svmmap.data.sources, for compressed files only)
     unused = {"scipy", "sklearn", "cvxopt", "pandas", "matplotlib", "dask", "numpy.ma",
               "tempfile", "shutil", "threading", "bz2", "lzma", "gzip"}
     if "-w" in argv:  # n-slack's many groups: its QP is cvxopt's (svmstruct_api.qp)
         unused -= {"cvxopt", "threading", "shutil", "tempfile"}
     if "--holdout" in argv:  # the held-out queries are drawn by numpy.random
         unused.remove("threading")
-    # the plugins of the other losses (svmmap.plugins: each imported when first used)
+    # the plugins of the other losses (svmmap.core.plugins: each imported when first used)
     loss = argv[argv.index("-l") + 1] if "-l" in argv else "map"
     used = {"map": "map", "acc": "accuracy"}.get(loss, "measure")
-    unused |= {f"svmmap.plugins.{name}" for name in ("map", "accuracy", "measure", "roc")
+    unused |= {f"svmmap.core.plugins.{name}" for name in ("map", "accuracy", "measure", "roc")
                if name != used}
     # scoring reads a model back (svmstruct_api.result), and needs none of the solvers
     solvers = {"svmstruct_api.learner", "svmstruct_api.qp", "svmstruct_api._active_set",

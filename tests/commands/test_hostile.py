@@ -605,7 +605,8 @@ def test_too_many_features_for_memory_names_file_and_index(tmp_path):
 # svmmap's reader extension and its CSR helper extension; and scipy.sparse, which only the
 # baselines' estimators import), says so, and waits there until the test has sent SIGINT:
 # the signal lands inside that import by construction, however fast or slow the machine is.
-_IMPORT_PHASES = ["numpy", "datetime", "svmmap._svmlight_reader", "svmmap._csr_rows"]
+_IMPORT_PHASES = ["numpy", "datetime", "svmmap.kernels._svmlight_reader",
+                  "svmmap.kernels._csr_rows"]
 _COMMANDS = ["learn_main", "classify_main", "baseline_learn_main"]
 
 
@@ -613,7 +614,8 @@ _COMMANDS = ["learn_main", "classify_main", "baseline_learn_main"]
     *[(command, phase) for phase in _IMPORT_PHASES for command in _COMMANDS],
     ("baseline_learn_main", "scipy.sparse")])
 def test_ctrl_c_while_the_command_imports_is_one_line(files, command, phase):
-    """The console scripts' entry points (svmmap.console) catch Ctrl-C from their first line:
+    """The console scripts' entry points (svmmap.commands.console) catch Ctrl-C from their
+    first line:
     the child announces that it has started importing ``phase`` and is interrupted there,
     while it imports the command (numpy, the extensions, scipy), the rest of the import and the
     C extensions' initialisation still to run (numpy turned a Ctrl-C there into

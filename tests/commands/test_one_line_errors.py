@@ -218,7 +218,7 @@ def test_plots_name_a_results_file_that_is_not_a_result(tmp_path_factory, capsys
                                           ("svmmap.experiments.plots", ["--results", "."])])
 def test_a_full_standard_output_is_one_line(tmp_path, module, args):
     """``python -m svmmap.datasets list > /dev/full`` (OSError before), and the paths plots
-    prints (svmmap.console.print_output)."""
+    prints (svmmap.commands.console.print_output)."""
     if module.endswith("plots"):
         pytest.importorskip("matplotlib")
         results = ROOT / "benchmarks/results/letor_ohsumed/letor.json"

@@ -1,4 +1,4 @@
-"""What svmmap_learn shows while it trains (svmmap.progress), and -v 0 / 1 / 2."""
+"""What svmmap_learn shows while it trains (svmmap.core.progress), and -v 0 / 1 / 2."""
 
 import io
 import math
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from svmmap import SVMMap, dump_svmlight
-from svmmap.progress import IterationLines, ProgressDisplay
+from svmmap.core.progress import IterationLines, ProgressDisplay
 from svmstruct_api.callbacks import Progress
 
 from conftest import random_collection

@@ -11,8 +11,8 @@ import pytest
 from cvxopt import solvers as cvxopt_solvers  # svmstruct_api.qp imports it when it solves
 
 from svmmap import SVMMap, dump_svmlight, metrics
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api.learner import make_learner
 from svmstruct_api.qp import QPError, WorkingSet
 
@@ -131,7 +131,7 @@ def _long_training_file(tmp_path):
 _PAUSE_IN_TRAINING = """\
 import sys
 import svmstruct_api.learner as learner
-import svmmap.console as console
+import svmmap.commands.console as console
 
 notify = learner.notify
 

@@ -2,7 +2,7 @@
 class 4).
 
 Every signal lands inside the phase it tests by construction: the child runs the console
-entry point (svmmap.console) with a training callback that, at the phase, prints a line and
+entry point (svmmap.commands.console) with a training callback that, at the phase, prints a line and
 waits on its standard input; the test sends the signal once it has read that line, and only
 then writes to the child's standard input.  No test depends on how fast the machine is."""
 
@@ -25,7 +25,7 @@ PYTHON = shutil.which("python") or "python"
 _WAIT_IN_TRAINING = """\
 import sys
 import svmmap.commands.learn as cli
-import svmmap.console as console
+import svmmap.commands.console as console
 
 at_C, at_iteration = sys.argv[1], int(sys.argv[2])
 
@@ -142,7 +142,8 @@ def test_a_signal_while_the_file_is_read_beside_the_imports_is_one_line(data, tm
     modules (svmmap.commands.common.Background): the child pauses inside the import of
     svmstruct_api.learner, with the reading under way or done, and is signalled there; the
     command ends as at any other moment of start-up.  The signal is acted on once the import
-    is over (svmmap.console), in training or after it: a model written is whole, the best so
+    is over (svmmap.commands.console), in training or after it: a model written is whole, the best
+    so
     far marked interrupted or the converged one."""
     train, _ = data
     model = tmp_path / "m.json"
@@ -238,7 +239,7 @@ def test_ctrl_c_before_the_first_fit_of_a_path_propagates(monkeypatch):
 _WAIT_IN_CLUSTER_START = """\
 import sys
 import svmmap.dask as svmmap_dask
-import svmmap.console as console
+import svmmap.commands.console as console
 
 
 class Announced(svmmap_dask.LocalCluster):

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from svmmap import InputFormatError, SVMMap, load_svmlight
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
+from svmmap.core.params import check_c_path
+from svmmap.data.io import load_query_weights
 from svmmap.export import read_feature_names
-from svmmap.io import load_query_weights
 from svmmap.model_selection import SVMMapCV
-from svmmap.params import check_c_path
 
 from conftest import FAST, query_lines
 
@@ -106,7 +106,7 @@ def test_validation_without_an_informative_query_is_refused(queries, metric):
 
 def test_held_out_queries_without_an_informative_one_are_refused():
     """The same rule for the queries SVMMapCV holds out when it has no eval_set."""
-    from svmmap.selection import holdout_split
+    from svmmap.core.selection import holdout_split
 
     rng = np.random.default_rng(1)
     qid = np.repeat(np.arange(10), 6)

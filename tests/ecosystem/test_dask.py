@@ -246,7 +246,7 @@ def test_a_worker_killed_during_training(client, ohsumed, reference_fit, monkeyp
 # -- the command line ------------------------------------------------------------------------------
 
 def _shards(tmp_path, X, y, qid, n_shards):
-    from svmmap.io import dump_svmlight
+    from svmmap.data.io import dump_svmlight
 
     bounds = np.searchsorted(qid, np.linspace(qid[0], qid[-1] + 1, n_shards + 1))
     for k in range(n_shards):

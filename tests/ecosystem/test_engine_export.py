@@ -1,4 +1,4 @@
-"""Exported models scored as the engines score them (svmmap.export, svmmap.normalize).
+"""Exported models scored as the engines score them (svmmap.export, svmmap.core.normalize).
 
 Each ``*_engine`` below is this project's own rewrite of a parser's rules, read from the
 engines' code (nothing of theirs is copied):
@@ -34,6 +34,7 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap, load_svmlight
+from svmmap.core.normalize import per_query_normalized
 from svmmap.errors import InputFormatError
 from svmmap.export import main as export_main
 from svmmap.export import (
@@ -42,7 +43,6 @@ from svmmap.export import (
     to_solr_linear,
     to_vespa_profile,
 )
-from svmmap.normalize import per_query_normalized
 
 from conftest import random_collection
 

@@ -20,7 +20,7 @@ from conftest import random_collection
 
 def feature_order_sums(X, w):
     """sum_j w_j x_j added in feature order in float64, as the LTR plugin's and RankLib's
-    loops add (and svmmap scores: svmmap._csr.scores)."""
+    loops add (and svmmap scores: svmmap.kernels._csr.scores)."""
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
     total = np.zeros(X.shape[0])
     for j in range(X.shape[1]):

@@ -1,4 +1,4 @@
-"""TREC runs and qrels (svmmap.trec_run, ``svmmap_classify --run / --run-tag / --qrels``):
+"""TREC runs and qrels (svmmap.data.trec_run, ``svmmap_classify --run / --run-tag / --qrels``):
 svmmap's trec_eval-convention figures equal ir_measures' (pytrec_eval backend) on the written
 files for AP, nDCG@k, nDCG, P@k, RR and R-prec -- generated collections full of tied scores,
 graded and negative labels, docnos or document numbers -- and the command writes LETOR's

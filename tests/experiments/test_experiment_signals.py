@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from svmmap.io import dump_svmlight
+from svmmap.data.io import dump_svmlight
 
 from conftest import ROOT, random_collection
 

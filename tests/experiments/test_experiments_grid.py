@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap
+from svmmap.core.selection import low_end_stable, same_ranking, select
 from svmmap.experiments import registry, trials
 from svmmap.experiments.datasets import Split
-from svmmap.selection import low_end_stable, same_ranking, select
 
 
 def _pool(n_queries=50, docs=8, n_features=4, seed=0):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from svmmap import metrics
+from svmmap.core.selection import select
 from svmmap.experiments import letor, plots, registry, trials
 from svmmap.experiments.datasets import load_fold, load_pool
-from svmmap.selection import select
 
 from conftest import data_file
 

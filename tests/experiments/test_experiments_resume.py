@@ -18,11 +18,11 @@ import textwrap
 import numpy as np
 import pytest
 
+from svmmap.data.io import dump_svmlight
 from svmmap.errors import SVMMapError
 from svmmap.experiments import journal as journal_module
 from svmmap.experiments import letor, trials
 from svmmap.experiments.meter import Meter
-from svmmap.io import dump_svmlight
 
 from conftest import ROOT, random_collection
 
@@ -227,7 +227,7 @@ def test_meter_lines_and_estimate(capsys):
 @pytest.mark.parametrize("seconds, text", [(None, "?"), (59.6, "1m00s"), (1199.6, "20m00s"),
                                            (3599.7, "1h00m"), (42.2, "42s")])
 def test_durations_round_to_whole_seconds_first(seconds, text):
-    from svmmap.progress import _duration
+    from svmmap.core.progress import _duration
 
     assert _duration(seconds) == text
 

@@ -14,11 +14,11 @@ import sys
 
 import pytest
 
+from svmmap.data.io import dump_svmlight
 from svmmap.errors import InputFormatError, SVMMapError
 from svmmap.experiments import journal as journal_module
 from svmmap.experiments import trials
 from svmmap.experiments.journal import Journal
-from svmmap.io import dump_svmlight
 
 from conftest import ROOT, random_collection
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from svmmap.data.io import dump_svmlight
 from svmmap.experiments import letor, trials, units
-from svmmap.io import dump_svmlight
 
 from conftest import ROOT, random_collection
 

@@ -1,4 +1,5 @@
-"""The commands' scipy-free path (svmmap.io.read_svmlight, svmmap._csr): the reader's CSR
+"""The commands' scipy-free path (svmmap.data.io.read_svmlight, svmmap.kernels._csr): the reader's
+CSR
 arrays are the arrays of load_svmlight's scipy matrix, their row gather and scores are
 scipy's to the bit, and a collection, a training run and a model's scores made from them are
 those made from the scipy matrix."""
@@ -12,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from svmmap import training
-from svmmap._csr import as_scipy, is_scipy_sparse, is_sparse, scores, take_rows
-from svmmap._kernel_inputs import CSRArrays
-from svmmap.collection import QueryCollection, check_features
-from svmmap.io import dump_svmlight, load_svmlight, read_svmlight
-from svmmap.normalize import Normalizer, per_query_normalized
-from svmmap.params import SVMMAP_DEFAULTS
+from svmmap.core.collection import QueryCollection, check_features
+from svmmap.core.normalize import Normalizer, per_query_normalized
+from svmmap.core.params import SVMMAP_DEFAULTS
+from svmmap.data.io import dump_svmlight, load_svmlight, read_svmlight
+from svmmap.kernels._csr import as_scipy, is_scipy_sparse, is_sparse, scores, take_rows
+from svmmap.kernels._kernel_inputs import CSRArrays
 
 from conftest import FAST, random_collection, traced_peak
 

@@ -1,4 +1,4 @@
-"""The reader's dense layout (svmmap.io.read_svmlight): a file whose every data line lists the
+"""The reader's dense layout (svmmap.data.io.read_svmlight): a file whose every data line lists the
 features 1..d in order comes back as the (m, d) ndarray of its values; a file that breaks
 that pattern anywhere comes back as the CSR arrays today's reader (``dense=False``) gives,
 with the same messages and line numbers; and the dense result trains and scores as its CSR
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svmmap import io
-from svmmap._kernel_inputs import CSRArrays
 from svmmap.errors import InputFormatError
+from svmmap.kernels._kernel_inputs import CSRArrays
 
 from conftest import random_collection, run_command, traced_peak
 
@@ -293,8 +293,8 @@ def test_the_commands_train_and_score_the_dense_reading(letor_file, tmp_path):
     """svmmap_learn on the dense reading gives the model of the CSR reading (within the
     gaps); svmmap_classify's scores are bit for bit those of the CSR arrays."""
     from svmmap import SVMMap
-    from svmmap._csr import scores
-    from svmmap.model_file import load_model
+    from svmmap.data.model_file import load_model
+    from svmmap.kernels._csr import scores
 
     model = tmp_path / "m.json"
     run_command("svmmap_learn", "-v", "0", "-c", "10", letor_file, model)
@@ -312,12 +312,12 @@ def test_the_commands_train_and_score_the_dense_reading(letor_file, tmp_path):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_training_on_the_dense_reading_makes_no_copy_of_x(tmp_path, dtype):
-    """The command's training path (svmmap.training.fit on the reader's ndarray: the
+    """The command's training path (svmmap.core.training.fit on the reader's ndarray: the
     collection, the per-query-normalised check, the fused passes) keeps the reader's X and
     allocates less than a float64 copy of it would take."""
     from svmmap import training
-    from svmmap.collection import QueryCollection
-    from svmmap.params import SVMMAP_DEFAULTS
+    from svmmap.core.collection import QueryCollection
+    from svmmap.core.params import SVMMAP_DEFAULTS
 
     X, y, qid = random_collection(seed=5, n_queries=400, docs=(40, 60), n_features=40)
     path = tmp_path / "dense.txt"
@@ -361,7 +361,7 @@ def test_chunks_parsed_in_parallel_find_the_first_break(lines, n_threads, split)
     pattern (a chunk of another width than the chunks before it, or a break inside one):
     the same rows, or the same first rejected line, as one thread's CSR parse.  Blocks
     parsed one after another keep the width learned from the first."""
-    from svmmap._svmlight_reader import MatrixBuilder
+    from svmmap.kernels._svmlight_reader import MatrixBuilder
 
     text = "".join(lines).encode()
     cut = len(text) * split // 4

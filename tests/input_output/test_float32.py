@@ -61,9 +61,9 @@ def test_other_dtypes_are_refused(train_file, bad):
 
 def _kernel_cases():
     """(name, the constraint pass of a loss on (X, w, relevant, ptr)) for each kernel."""
-    from svmmap._loss_kernels import loss_constraints
-    from svmmap._map_kernels import map_constraints
-    from svmmap._roc_kernels import roc_constraints
+    from svmmap.kernels._loss_kernels import loss_constraints
+    from svmmap.kernels._map_kernels import map_constraints
+    from svmmap.kernels._roc_kernels import roc_constraints
 
     return [("map", map_constraints), ("roc", roc_constraints),
             ("ndcg", lambda X, w, relevant, ptr: loss_constraints(
@@ -75,9 +75,9 @@ def test_kernels_on_float32_x_give_the_float64_results_of_the_rounded_values(tra
                                                                              layout):
     """Read in place and summed in float64, float32 values give bit for bit what their
     float64 copy gives: every product is exact in float64."""
-    from svmmap._kernel_inputs import CSRArrays, csr_for_kernels
-    from svmmap._map_kernels import combine_rows
-    from svmmap.collection import QueryCollection
+    from svmmap.core.collection import QueryCollection
+    from svmmap.kernels._kernel_inputs import CSRArrays, csr_for_kernels
+    from svmmap.kernels._map_kernels import combine_rows
 
     X32, y, qid = load_svmlight(train_file, dtype=np.float32)
     collection = QueryCollection.from_arrays(X32, y, qid)
@@ -105,7 +105,7 @@ def test_kernels_on_float32_x_give_the_float64_results_of_the_rounded_values(tra
 def test_float32_x_is_not_copied_to_float64(tmp_path):
     """The collection and the kernels hold the reader's float32 values themselves, and
     training allocates less than those values: a float64 copy of X would be twice them."""
-    from svmmap.collection import QueryCollection
+    from svmmap.core.collection import QueryCollection
 
     X, y, qid = random_collection(seed=5, n_queries=400, docs=(40, 60), n_features=40)
     path = tmp_path / "dense.txt"
@@ -123,7 +123,7 @@ def test_float32_x_is_not_copied_to_float64(tmp_path):
 def test_the_commands_read_float32_with_dtype(train_file, tmp_path):
     """``--dtype float32``: svmmap_learn trains the model of the values rounded to float32
     (within the gaps of the float64 one), svmmap_classify scores with float32 storage."""
-    from svmmap.model_file import load_model
+    from svmmap.data.model_file import load_model
 
     from conftest import run_command
 

@@ -1,4 +1,4 @@
-"""Tests of svmmap.io: the SVMlight / LETOR reader and writer."""
+"""Tests of svmmap.data.io: the SVMlight / LETOR reader and writer."""
 
 import os
 
@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from svmmap.data.io import MAX_INDEX, dump_svmlight, load_svmlight
 from svmmap.errors import InputFormatError
-from svmmap.io import MAX_INDEX, dump_svmlight, load_svmlight
 
 from conftest import DATA
 

@@ -12,8 +12,8 @@ import types
 import numpy as np
 import pytest
 
+from svmmap.data.io import load_svmlight
 from svmmap.errors import InputFormatError
-from svmmap.io import load_svmlight
 
 TEXT = "1 qid:3 1:0.5 3:2\n0 qid:3 2:1\n# comment\n2 qid:1 1:-1 # docid = x\n"
 NO_QID = "1 1:0.5 3:2\n0 2:1\n# comment\n2 1:-1 # docid = x\n"

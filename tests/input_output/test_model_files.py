@@ -1,4 +1,4 @@
-"""One persistence path for every model kind (svmmap.model_file): the registry reads any kind,
+"""One persistence path for every model kind (svmmap.data.model_file): the registry reads any kind,
 a loaded model holds the same facts as the fitted one (parameters, scores, the training
 record), run-time settings are not stored, no key is stored twice, and the version-1 files
 written by the previous code (tests/data/model_v1, made by make_v1_fixtures.py at commit
@@ -13,9 +13,9 @@ import pytest
 from svmmap import SVMMap, load_model, load_svmlight
 from svmmap.baselines import AdaRank, PRank, RankBoost
 from svmmap.commands.classify import classify_main
+from svmmap.data.model_file import MODEL_KINDS, model_class
 from svmmap.errors import ModelFileError
 from svmmap.features import BinnedFeatureMap
-from svmmap.model_file import MODEL_KINDS, model_class
 
 from conftest import ROOT
 

@@ -1,5 +1,6 @@
-"""The extension's SVMlight parser (svmmap._svmlight_reader) against independent readers: the
-Python parser of the same rules (svmmap.io._parse_text), Python's float(), and scikit-learn's
+"""The extension's SVMlight parser (svmmap.kernels._svmlight_reader) against independent readers:
+the
+Python parser of the same rules (svmmap.data.io._parse_text), Python's float(), and scikit-learn's
 load_svmlight_file on real LETOR files."""
 
 import math
@@ -222,7 +223,7 @@ def test_a_source_is_read_in_blocks_cut_at_line_ends(tmp_path, monkeypatch, kind
     import sys
     import types
 
-    from svmmap.sources import Source
+    from svmmap.data.sources import Source
 
     text = b"".join(f"{k % 3} qid:{k // 7} 1:{k}.5 {2 + k % 5}:1e-3\r\n".encode()
                     if k % 4 else f"1 qid:{k // 7} 3:{k}\r# a comment\n".encode()
@@ -253,7 +254,7 @@ def test_a_source_is_read_in_blocks_cut_at_line_ends(tmp_path, monkeypatch, kind
 def test_a_mapped_file_gives_a_line_longer_than_the_block_whole(tmp_path):
     """A plain file's blocks are views of its mapping: a line longer than the block size is
     in one block (the block grows), "\r\n" is never split, and the views join to the text."""
-    from svmmap.sources import Source
+    from svmmap.data.sources import Source
 
     long_line = "1 qid:3 " + " ".join(f"{j}:{j}.25" for j in range(1, 200)) + "\r\n"
     text = ("0 qid:1 1:1\r\n" * 5 + long_line + "2 qid:4 7:1\r" * 9).encode()
@@ -298,7 +299,7 @@ def test_reading_holds_little_more_than_the_arrays_it_returns(tmp_path, compress
 
 _PEAK_RSS = """\
 import sys
-from svmmap.io import load_svmlight
+from svmmap.data.io import load_svmlight
 
 def status(key):  # this process's own (ru_maxrss would start from the forking parent's)
     lines = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)

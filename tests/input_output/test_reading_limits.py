@@ -25,7 +25,7 @@ TRAIN = b"1 qid:1 1:1 2:0.5\n0 qid:1 2:1\n1 qid:2 1:0.5 2:1\n0 qid:2 1:0.1\n"
 _UNDER_LIMIT = """\
 import resource, sys
 import numpy, scipy.sparse
-import svmmap.commands.learn, svmmap.io, svmmap.training
+import svmmap.commands.learn, svmmap.data.io, svmmap.core.training
 
 status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
 mapped = int(status["VmSize"].split()[0]) * 1024
@@ -61,7 +61,7 @@ def test_a_line_followed_by_a_sparse_hole_is_one_short_line(tmp_path, head, reas
 _SWEEP = """\
 import resource, sys
 import numpy, scipy.sparse
-from svmmap.io import load_svmlight
+from svmmap.data.io import load_svmlight
 
 path, step, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 outcomes = []

@@ -7,10 +7,10 @@ import pytest
 from cvxopt import matrix, solvers
 
 from svmmap import SVMMap, load_svmlight, metrics
-from svmmap.collection import QueryCollection
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
-from svmmap.plugins.accuracy import AccuracyPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins.accuracy import AccuracyPlugin
 
 from conftest import data_file, random_collection
 

@@ -1,4 +1,4 @@
-"""The binned features held implicitly (svmmap._kernel_inputs.BinnedArrays): every product
+"""The binned features held implicitly (svmmap.kernels._kernel_inputs.BinnedArrays): every product
 the training and prediction paths take of X equals the explicit indicator matrix's
 (BinnedFeatureMap.transform), and a fit through the bins reaches the model a fit on the
 explicit matrix reaches, for every loss and both learners."""
@@ -9,17 +9,17 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from svmmap import SVMMap
-from svmmap._binned_rows import binned_lookup, binned_transpose
-from svmmap._csr import indicator_matrix, row_block, scores, take_rows, training_scores
-from svmmap._kernel_inputs import BinnedArrays, CSRArrays, csr_for_kernels
-from svmmap._loss_kernels import loss_constraints
-from svmmap._map_kernels import combine_rows, map_constraints
-from svmmap._roc_kernels import roc_constraints
+from svmmap.core.plugins.rows import DocumentBasis, QueryRows
 from svmmap.experiments.registry import CANDIDATES
 from svmmap.features import BinnedFeatureMap
+from svmmap.kernels._binned_rows import binned_lookup, binned_transpose
+from svmmap.kernels._csr import indicator_matrix, row_block, scores, take_rows, training_scores
+from svmmap.kernels._kernel_inputs import BinnedArrays, CSRArrays, csr_for_kernels
+from svmmap.kernels._loss_kernels import loss_constraints
+from svmmap.kernels._map_kernels import combine_rows, map_constraints
+from svmmap.kernels._roc_kernels import roc_constraints
 from svmmap.metrics import mean_average_precision
 from svmmap.model_selection import SVMMapCV
-from svmmap.plugins.rows import DocumentBasis, QueryRows
 
 from conftest import traced_peak
 

@@ -10,12 +10,12 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, dump_svmlight, load_svmlight
-from svmmap._csr import indicator_matrix
-from svmmap._kernel_inputs import BinnedArrays
-from svmmap.collection import QueryCollection
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
+from svmmap.core.collection import QueryCollection
 from svmmap.features import BinnedFeatureMap
+from svmmap.kernels._csr import indicator_matrix
+from svmmap.kernels._kernel_inputs import BinnedArrays
 
 from conftest import random_collection
 

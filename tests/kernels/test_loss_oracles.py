@@ -1,4 +1,5 @@
-"""The most violated constraints of p@k, rprec, mrr and ndcg@k (svmmap._loss_kernels) against
+"""The most violated constraints of p@k, rprec, mrr and ndcg@k (svmmap.kernels._loss_kernels)
+against
 brute force over every ranking of small queries, ties in the scores and graded labels
 included; the fused pass against the separate steps."""
 
@@ -6,9 +7,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from svmmap._kernel_inputs import csr_for_kernels
-from svmmap._loss_kernels import loss_constraints, most_violated, ranking_losses
-from svmmap._map_kernels import ideal_coefficients
+from svmmap.kernels._kernel_inputs import csr_for_kernels
+from svmmap.kernels._loss_kernels import loss_constraints, most_violated, ranking_losses
+from svmmap.kernels._map_kernels import ideal_coefficients
 
 from brute_force import (
     all_orders,
@@ -139,8 +140,8 @@ def test_no_adjacent_swap_improves_the_oracle_ranking_on_large_queries(kind, k):
     """Beyond brute force: on queries of 30-80 documents the oracle's ranking y_hat is at
     least as violated as every ranking one adjacent swap away, the ranking by score and
     the correct ranking."""
-    from svmmap._map_kernels import ranking_coefficients
-    from svmmap.plugins.ranking import ranking_from_coefficients
+    from svmmap.core.plugins.ranking import ranking_from_coefficients
+    from svmmap.kernels._map_kernels import ranking_coefficients
 
     rng = np.random.default_rng(21)
 

@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from svmmap._map_kernels import ideal_coefficients, most_violated_map, ranking_coefficients
+from svmmap.kernels._map_kernels import ideal_coefficients, most_violated_map, ranking_coefficients
 
 from brute_force import (
     average_precision_of_orders,
@@ -130,7 +130,7 @@ def test_fused_pass_equals_oracle_plus_psi(sparse, threads):
     place)."""
     import scipy.sparse as sp
 
-    from svmmap._map_kernels import csr_for_kernels, map_constraints
+    from svmmap.kernels._map_kernels import csr_for_kernels, map_constraints
 
     rng = np.random.default_rng(8)
     sizes = rng.integers(2, 80, 150)

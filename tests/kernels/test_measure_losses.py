@@ -1,4 +1,4 @@
-"""SVMs for ndcg@k, ndcg, mrr, p@k and rprec (svmmap.plugins.MeasurePlugin): the learners
+"""SVMs for ndcg@k, ndcg, mrr, p@k and rprec (svmmap.core.plugins.MeasurePlugin): the learners
 reach the optimum (every constraint of the full problem holds within epsilon, checked by brute
 force over every ranking; n-slack and 1-slack agree), the per-example hooks agree with the
 batch hook, and the names work in the estimator, the model file and the command line."""
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap
-from svmmap.collection import QueryCollection
-from svmmap.measures import parse_loss
-from svmmap.plugins import MeasurePlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.measures import parse_loss
+from svmmap.core.plugins import MeasurePlugin
 from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import StructuredModel
 
@@ -124,9 +124,9 @@ def test_experiments_registry_offers_each_measure_when_named():
 
 def test_selection_uses_the_trained_measure():
     from svmmap import metrics
+    from svmmap.core.selection import select
     from svmmap.experiments.datasets import Split
     from svmmap.experiments.registry import select_methods
-    from svmmap.selection import select
 
     X, y, qid = random_collection(seed=9, n_queries=12, docs=(5, 20), n_features=4)
     train, vali = Split(X[qid < 8], y[qid < 8], qid[qid < 8]), \

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from svmmap import metrics
-from svmmap._map_kernels import most_violated_map, ranking_coefficients
+from svmmap.kernels._map_kernels import most_violated_map, ranking_coefficients
 
 RELEVANT_POSITIONS = {"h1": (1, 6, 7), "h2": (2, 3, 8)}
 PUBLISHED = {"h1": (0.59, 0.47), "h2": (0.51, 0.53)}

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap, metrics
-from svmmap._map_kernels import ranking_coefficients
-from svmmap._roc_kernels import most_violated_roc, ranking_roc_loss
-from svmmap.collection import QueryCollection
-from svmmap.plugins.roc import RocPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins.roc import RocPlugin
+from svmmap.kernels._map_kernels import ranking_coefficients
+from svmmap.kernels._roc_kernels import most_violated_roc, ranking_roc_loss
 
 from brute_force import all_orders, pairwise_psi_dot_w, random_query, small_queries
 from conftest import random_collection

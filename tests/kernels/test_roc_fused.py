@@ -7,11 +7,11 @@ import pytest
 import scipy.sparse as sp
 
 from svmmap import SVMMap
-from svmmap._kernel_inputs import csr_for_kernels
-from svmmap._map_kernels import ideal_coefficients
-from svmmap._roc_kernels import most_violated_roc, roc_constraints
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin, RocPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin, RocPlugin
+from svmmap.kernels._kernel_inputs import csr_for_kernels
+from svmmap.kernels._map_kernels import ideal_coefficients
+from svmmap.kernels._roc_kernels import most_violated_roc, roc_constraints
 from svmstruct_api.plugin import ConstraintBatch
 
 from conftest import random_collection

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import svmstruct_api.qp as qp_module
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api._active_set import ActiveSetStuck, active_set_solve
 from svmstruct_api.learner import make_learner
 from svmstruct_api.qp import QPTimeout, WorkingSet

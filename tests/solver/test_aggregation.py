@@ -5,8 +5,8 @@ not."""
 import numpy as np
 import pytest
 
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api import learner as learner_module
 from svmstruct_api.learner import OneSlackSSVM, make_learner
 from svmstruct_api.qp import WorkingSet

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api.callbacks import Callback, LogCallback, Progress, progress_line
 from svmstruct_api.learner import LEARNERS, NSlackSSVM, OneSlackSSVM, TrainingResult, make_learner
 from svmstruct_api.options import FORMULATIONS

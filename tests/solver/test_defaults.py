@@ -7,8 +7,8 @@ the grid, with its cost; these tests keep one small case of each."""
 import warnings
 
 from svmmap import SVMMap, load_svmlight
+from svmmap.core.options import DEFAULT_SELECT_TOL
 from svmmap.model_selection import SVMMapCV, choose
-from svmmap.options import DEFAULT_SELECT_TOL
 
 from conftest import data_file
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from svmmap import load_svmlight
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api.learner import make_learner
 from svmstruct_api.plugin import StructuredModel
 

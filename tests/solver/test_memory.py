@@ -1,6 +1,6 @@
 """Training memory in proportion to the data: the trainable queries are addressed in place
 (no copy of X when a query is skipped), a CSR X is read with its own index arrays, and an
-oracle pass keeps dpsi as document coefficients (svmmap.plugins.rows.QueryRows), never as a
+oracle pass keeps dpsi as document coefficients (svmmap.core.plugins.rows.QueryRows), never as a
 queries x features array -- each checked against a straightforward reference."""
 
 import warnings
@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from svmmap import SVMMap, training
-from svmmap.collection import QueryCollection, check_features
+from svmmap.core.collection import QueryCollection, check_features
 from svmstruct_api.plugin import StructuredModel
 
 from conftest import random_collection, traced_peak

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap, dump_svmlight, load_svmlight
-from svmmap.collection import QueryCollection
 from svmmap.commands.learn import learn_main
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api.learner import make_learner
 
 from conftest import random_collection

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
-from svmmap.plugins.rows import DocumentBasis
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
+from svmmap.core.plugins.rows import DocumentBasis
 from svmstruct_api.learner import OneSlackSSVM, make_learner
 from svmstruct_api.qp import WorkingSet
 

@@ -5,8 +5,8 @@ fixture)."""
 import numpy as np
 import pytest
 
-from svmmap.collection import QueryCollection
-from svmmap.plugins import MapPlugin
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
 from svmstruct_api._simplex_qp import smo_solve
 from svmstruct_api.learner import make_learner
 from svmstruct_api.qp import WorkingSet
