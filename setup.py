@@ -87,6 +87,8 @@ setup(
         # ir_measures: ERR@k is checked against its value (tests/api/test_measures.py)
         "test": ["pytest>=7", "hypothesis>=6", "pytrec-eval-terrier>=0.5.5", "ir_measures>=0.3",
                  "ruff==0.17.5",
+                 # .ci/run: mypy svmmap svmstruct_api (its configuration in pyproject.toml)
+                 "mypy==2.4.1",
                  "matplotlib>=3.5", "lightgbm>=4",
                  # tests/input_output/test_datasets.py runs setup.py's build_py, which
                  # imports Cython

@@ -28,7 +28,7 @@ import json, sys
 import numpy as np, scipy.sparse as sp
 sys.path.insert(0, sys.argv[1])
 import oracle_pass
-from svmmap import _loss_kernels, _map_kernels, _roc_kernels
+from svmmap.kernels import _loss_kernels, _map_kernels, _roc_kernels
 
 quick = sys.argv[2] == "quick"
 out = {}

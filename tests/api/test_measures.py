@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap import SVMMap, dump_svmlight, measures, metrics
+from svmmap import SVMMap, dump_svmlight, metrics
+from svmmap.core import measures
 from svmmap.core.params import ParameterError, check_svmmap
 from svmmap.model_selection import SVMMapCV, choose, validation_measure
 

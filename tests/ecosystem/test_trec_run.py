@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap import SVMMap, load_svmlight, metrics, trec_run
+from svmmap import SVMMap, load_svmlight, metrics
+from svmmap.data import trec_run
 from svmmap.errors import InputFormatError
 
 from conftest import ROOT

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap import _loss_kernels, _map_kernels, _roc_kernels
+from svmmap.kernels import _loss_kernels, _map_kernels, _roc_kernels
 
 LOSSES = [("p@k", 3), ("rprec", None), ("mrr", None), ("ndcg", 4), ("ndcg", None)]
 
