@@ -27,6 +27,8 @@ local worker processes, ``--scheduler tcp://host:port`` on a Dask cluster's work
 reads the folds it needs itself, once); the tables are the same as one process's.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import shlex
@@ -34,24 +36,26 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from svmstruct_api.qp import QPError
-
 from .. import metrics
 from ..commands.common import ArgumentParser
-from ..core import interrupts
 from ..core.selection import select
 from ..data.atomic import write_text_atomically
-from ..errors import SVMMapError, error_line
+from ..errors import SVMMapError
 from ..metrics import interpolated_precision
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
+from .driver import Kept, add_run_options, run_command
 from .journal import Journal
 from .meter import Meter
-from .trials import add_parallel_options
 from .units import run_journaled
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))
@@ -212,7 +216,9 @@ def parse_folds(text):
         raise SVMMapError(f"bad --folds {text!r}: expected e.g. 1,2") from None
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command (module docstring).  Ctrl-C / SIGTERM: one line on stderr and
+    SystemExit(130 / 143)."""
     parser = ArgumentParser(
         prog="python -m svmmap.experiments.letor",
         description="LETOR 5-fold protocol: hyper-parameters by validation MAP, test metrics "
@@ -226,54 +232,49 @@ def main(argv=None):
                         help="'v1,v2,...' for every C grid, or 'method=v1,v2,...' (repeatable)")
     parser.add_argument("--folds", default=None, help="e.g. 1,2 (default: all)")
     parser.add_argument("--out", required=True, help="output folder")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the interrupted run kept in --out (letor.jsonl): its "
-                             "finished fold-method pairs are read back, the others are run")
-    add_parallel_options(parser)
+    add_run_options(parser, "continue the interrupted run kept in --out (letor.jsonl): its "
+                            "finished fold-method pairs are read back, the others are run")
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.letor " + shlex.join(
         sys.argv[1:] if argv is None else argv)
-    journal, meter, total = None, None, 0
+    print(run_command(parser, lambda kept: _letor(args, command, kept),
+                      Kept("fold-method runs")))
+
+
+def _letor(args: argparse.Namespace, command: str, kept: Kept) -> str:
+    """The run of :func:`main`: every fold-method pair (those ``--resume`` finds in the
+    journal read back), then the tables written; returns the markdown.  ``kept``: the
+    journal once open, and the number of pairs."""
+    # before the run (hours of work), not after it
+    tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
+    methods = registry.select_methods(registry.parse_names(args.methods),
+                                      registry.parse_grids(args.grid),
+                                      exclude=NOT_BY_DEFAULT)
+    folds = find_folds(args.data, parse_folds(args.folds))
+    work = LetorWork(tuple((f, str(path)) for f, path in folds.items()),
+                     tuple(m.name for m in methods), tuple(args.grid or ()))
+    config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
+              "methods": [m.name for m in methods], "grid": args.grid or [],
+              "folds": list(folds), "svm": registry.SVM_SETTINGS}
+    journal = kept.journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+    kept.total = len(folds) * len(methods)
+    meter = None if args.quiet else Meter(kept.total, len(journal.done), label="runs",
+                                          workers=args.jobs)
     try:
-        with interrupts.handled():
-            # before the run (hours of work), not after it
-            tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
-            methods = registry.select_methods(registry.parse_names(args.methods),
-                                              registry.parse_grids(args.grid),
-                                              exclude=NOT_BY_DEFAULT)
-            folds = find_folds(args.data, parse_folds(args.folds))
-            work = LetorWork(tuple((f, str(path)) for f, path in folds.items()),
-                             tuple(m.name for m in methods), tuple(args.grid or ()))
-            config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
-                      "methods": [m.name for m in methods], "grid": args.grid or [],
-                      "folds": list(folds), "svm": registry.SVM_SETTINGS}
-            journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
-            total = len(folds) * len(methods)
-            meter = None if args.quiet else Meter(total, len(journal.done), label="runs",
-                                                  workers=args.jobs)
-            try:
-                results = run(work, journal=journal, meter=meter, jobs=args.jobs,
-                              scheduler=args.scheduler, data=args.data)
-            finally:
-                journal.close()
-                if meter is not None:
-                    meter.close()
-            md, csv = render(results, command)
-            out = Path(args.out)
-            out.mkdir(parents=True, exist_ok=True)
-            write_text_atomically(out / "letor.md", md)
-            write_text_atomically(out / "letor.csv", csv)
-            write_text_atomically(out / "letor.json",
-                                  json.dumps({"command": command, **results}, indent=1))
-    except (SVMMapError, QPError, OSError) as err:
-        parser.exit(1, f"error: {error_line(err)}\n")
-    except KeyboardInterrupt:
-        kept = None if journal is None else (
-            f"{len(journal.done)} of {total} fold-method runs are kept in {journal.path}; "
-            "rerun the command with --resume to continue")
-        parser.exit(interrupts.stopped(parser.prog, kept))
-    print(md)
+        results = run(work, journal=journal, meter=meter, jobs=args.jobs,
+                      scheduler=args.scheduler, data=args.data)
+    finally:
+        journal.close()
+        if meter is not None:
+            meter.close()
+    md, csv = render(results, command)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(out / "letor.md", md)
+    write_text_atomically(out / "letor.csv", csv)
+    write_text_atomically(out / "letor.json",
+                          json.dumps({"command": command, **results}, indent=1))
+    return md
 
 
 if __name__ == "__main__":

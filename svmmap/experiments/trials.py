@@ -61,6 +61,8 @@ processes, ``--scheduler tcp://host:port`` on the workers of a Dask cluster (eac
 bit, as one process's (wall times aside); ``--resume`` and the estimate work as in one process.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import shlex
@@ -68,23 +70,26 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from svmstruct_api.qp import QPError
-
 from .. import metrics
 from ..commands.common import ArgumentParser, positive_int
-from ..core import interrupts
 from ..core.selection import low_end_stable, select
 from ..data.atomic import write_text_atomically
-from ..errors import SVMMapError, error_line
+from ..errors import SVMMapError
 from ..metrics import interpolated_precision
 from . import registry, stats, tables
 from .datasets import load_pool
+from .driver import Kept, add_run_options, run_command
 from .journal import Journal
 from .meter import Meter
 from .units import run_journaled
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
@@ -343,21 +348,8 @@ def _default_bins():
     return 50
 
 
-def add_parallel_options(parser):
-    """``--jobs`` and ``--scheduler`` (trials, letor, trec_tables)."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=positive_int, default=1,
-                       help="run this many units (trials) at a time in local worker "
-                            "processes (default 1: this process); the tables are the same")
-    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                       help="run the units on the workers of the Dask scheduler at ADDRESS "
-                            "(tcp://host:port); each worker reads --data itself")
-
-
-def main(argv=None, meter=None):
-    """The command (module docstring).  ``meter``: a :class:`.meter.Meter` owned by the
-    caller, counting this run's trials among others (trec_tables: both of its runs); it is
-    stepped, not closed.  Ctrl-C / SIGTERM: one line on stderr and SystemExit(130 / 143)."""
+def _parser() -> ArgumentParser:
+    """The command's options (module docstring)."""
     parser = ArgumentParser(
         prog="python -m svmmap.experiments.trials",
         description="The paper's protocol: T balanced trials of 10 train / 5 validation / "
@@ -399,11 +391,16 @@ def main(argv=None, meter=None):
                         help="stop an SVM's C path once this many C values in a row score "
                              "below the best so far on validation (default: the whole grid; "
                              "svmmap.core.selection.select_c)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the interrupted run kept in --out (trials.jsonl): its "
-                             "finished trials are read back, the others are run")
-    add_parallel_options(parser)
+    add_run_options(parser, "continue the interrupted run kept in --out (trials.jsonl): its "
+                            "finished trials are read back, the others are run")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, meter: Meter | None = None) -> None:
+    """The command (module docstring).  ``meter``: a :class:`.meter.Meter` owned by the
+    caller, counting this run's trials among others (trec_tables: both of its runs); it is
+    stepped, not closed.  Ctrl-C / SIGTERM: one line on stderr and SystemExit(130 / 143)."""
+    parser = _parser()
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.trials " + shlex.join(
         sys.argv[1:] if argv is None else argv)
@@ -415,55 +412,53 @@ def main(argv=None, meter=None):
     except ValueError:
         parser.error(f"bad --sizes {args.sizes!r}: expected train,vali,test, three positive "
                      "numbers of queries")
-    journal, own_meter = None, None
+    print(run_command(parser, lambda kept: _trials(args, command, n_bins, sizes, meter, kept),
+                      Kept("trials", args.trials)))
+
+
+def _trials(args: argparse.Namespace, command: str, n_bins: int,
+            sizes: tuple[int, ...], meter: Meter | None, kept: Kept) -> str:
+    """The run of :func:`main`: the trials (those ``--resume`` finds in the journal read
+    back), then the tables written; returns the markdown.  ``kept.journal``: the journal,
+    once open."""
+    # before the run (hours of work), not after it
+    tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
+    if args.bin_per_query and not n_bins:
+        raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
+    if args.bin_spacing and not n_bins:
+        raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
+    settings = {k: v for k, v in (("epsilon", args.epsilon),
+                                  ("algorithm", args.algorithm)) if v is not None}
+    names = registry.parse_names(args.methods)
+    chosen = registry.select_methods(names, registry.parse_grids(args.grid), n_bins or None)
+    work = TrialWork(tuple(args.data), tuple(m.name for m in chosen),
+                     tuple(args.grid or ()), n_bins, args.bin_per_query,
+                     tuple(sorted(settings.items())), args.trials, sizes, args.seed,
+                     args.bin_spacing, args.patience)
+    work.make_methods()  # the settings refused before the data is read
+    state = work.load()
+    svm = {**registry.SVM_SETTINGS, **settings}
+    config = {"protocol": "trials",
+              "data": [str(Path(d).resolve()) for d in args.data],
+              "methods": list(work.methods), "grid": args.grid or [],
+              "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
+              "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
+              **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
+              **({"patience": args.patience} if args.patience else {})}
+    journal = kept.journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+    own_meter = None
+    if meter is None and not args.quiet:
+        meter = own_meter = Meter(args.trials, workers=args.jobs)
+    if meter is not None:
+        meter.restored(len(journal.done))
     try:
-        with interrupts.handled():
-            # before the run (hours of work), not after it
-            tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
-            if args.bin_per_query and not n_bins:
-                raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
-            if args.bin_spacing and not n_bins:
-                raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
-            settings = {k: v for k, v in (("epsilon", args.epsilon),
-                                          ("algorithm", args.algorithm)) if v is not None}
-            names = registry.parse_names(args.methods)
-            chosen = registry.select_methods(names, registry.parse_grids(args.grid),
-                                             n_bins or None)
-            work = TrialWork(tuple(args.data), tuple(m.name for m in chosen),
-                             tuple(args.grid or ()), n_bins, args.bin_per_query,
-                             tuple(sorted(settings.items())), args.trials, sizes, args.seed,
-                             args.bin_spacing, args.patience)
-            work.make_methods()  # the settings refused before the data is read
-            state = work.load()
-            svm = {**registry.SVM_SETTINGS, **settings}
-            config = {"protocol": "trials",
-                      "data": [str(Path(d).resolve()) for d in args.data],
-                      "methods": list(work.methods), "grid": args.grid or [],
-                      "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
-                      "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
-                      **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
-                      **({"patience": args.patience} if args.patience else {})}
-            journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
-            if meter is None and not args.quiet:
-                meter = own_meter = Meter(args.trials, workers=args.jobs)
-            if meter is not None:
-                meter.restored(len(journal.done))
-            try:
-                results = run(work, state, journal=journal, meter=meter, jobs=args.jobs,
-                              scheduler=args.scheduler)
-            finally:
-                journal.close()
-                if own_meter is not None:
-                    own_meter.close()
-            md = write_tables(results, command, args, n_bins, svm)
-    except (SVMMapError, QPError, OSError) as err:
-        parser.exit(1, f"error: {error_line(err)}\n")
-    except KeyboardInterrupt:
-        kept = None if journal is None else (
-            f"{len(journal.done)} of {args.trials} trials are kept in {journal.path}; rerun "
-            "the command with --resume to continue")
-        parser.exit(interrupts.stopped(parser.prog, kept))
-    print(md)
+        results = run(work, state, journal=journal, meter=meter, jobs=args.jobs,
+                      scheduler=args.scheduler)
+    finally:
+        journal.close()
+        if own_meter is not None:
+            own_meter.close()
+    return write_tables(results, command, args, n_bins, svm)
 
 
 def write_tables(results, command, args, n_bins, svm):
