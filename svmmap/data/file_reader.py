@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from ..core._typing import PathLike, Vector
+    from ..core._typing import PathLike
     from .io import LabelRule
 
 #: whitespace str.split() splits on beyond ASCII: such text goes to the Python parser
@@ -54,13 +54,14 @@ _UNICODE_SPACE_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u
 BLOCK_BYTES = 1 << 23
 
 
-def parse_source(source: Source, limits: Limits, group: PathLike | Vector | None,
+def parse_source(source: Source, limits: Limits, group: PathLike | None,
                  return_comments: bool, n_threads: int = 1, dtype: npt.DTypeLike = np.float64,
                  label_rules: Sequence[LabelRule] = (), dense: bool = True) -> Part:
     """Parse one data file (a Source) into a Part; without ``qid:`` on its lines, number its
     queries from the group file (``group``, or ``<path>.query`` when it exists)."""
     path = source.path
     first = source.first_line
+    first_lineno = None if first is None else first[0]
     with_qid = has_qid(first)
     if group is None and not with_qid and str(path) != STDIN_NAME:
         beside = Path(f"{path}{GROUP_SUFFIX}")
@@ -70,14 +71,14 @@ def parse_source(source: Source, limits: Limits, group: PathLike | Vector | None
             return parse(path, source, limits, return_comments, n_threads=n_threads,
                          dtype=dtype, label_rules=label_rules, dense=dense)
         except InputFormatError as err:
-            if with_qid or err.reason != MISSING_QID or err.line != first[0]:
+            if with_qid or err.reason != MISSING_QID or err.line != first_lineno:
                 raise
             raise InputFormatError(f"{MISSING_QID} (data without qid: takes its queries from "
                                    f"a group file: {path.name}{GROUP_SUFFIX} beside it, or "
                                    "--group FILE)", path, err.line) from None
     if with_qid:
         raise InputFormatError(f"the lines carry qid: and a group file ({group}) was given: "
-                               "use one or the other", path, first[0])
+                               "use one or the other", path, first_lineno)
     part = parse(path, source, limits, return_comments, with_qid=False, n_threads=n_threads,
                  dtype=dtype, label_rules=label_rules, dense=dense)
     part.qid, part.qid_texts = group_qids(group, len(part.labels), path), None
@@ -246,6 +247,7 @@ def number_group_queries(parts: Sequence[Part],
             "group file", getattr(with_qid, "path", with_qid))
     offset = 0
     for part in parts:
+        assert part.qid is not None  # numbered from its group file
         part.qid = part.qid + offset
         offset = int(part.qid[-1]) if len(part.qid) else offset
 
@@ -253,12 +255,12 @@ def number_group_queries(parts: Sequence[Part],
 def storage_dtype(dtype: npt.DTypeLike) -> np.dtype:
     """np.float64 or np.float32, the storages load_svmlight offers for X."""
     try:
-        dtype = np.dtype(dtype)
+        storage: np.dtype | None = np.dtype(dtype)
     except TypeError:
-        dtype = None
-    if dtype not in (np.float64, np.float32):
-        raise ValueError(f"dtype must be np.float64 or np.float32, got {dtype!r}")
-    return dtype
+        storage = None
+    if storage is None or storage not in (np.float64, np.float32):
+        raise ValueError(f"dtype must be np.float64 or np.float32, got {storage!r}")
+    return storage
 
 
 def matrix(parts: Sequence[Part], n_features: int) -> np.ndarray | CSRArrays:

@@ -59,12 +59,13 @@ from .sources import COMPRESSION, GROUP_SUFFIX, STDIN, STDIN_NAME, Source, input
 from .writer import dump_svmlight
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
+    from pathlib import Path
 
     import numpy.typing as npt
     import scipy.sparse as sp
 
-    from ..core._typing import PathLike, Vector
+    from ..core._typing import PathLike
     from ..kernels._kernel_inputs import CSRArrays
 
 __all__ = ["load_svmlight", "read_svmlight", "dump_svmlight", "input_files", "load_query_weights",
@@ -88,16 +89,16 @@ NDCG_GRADES = LabelRule(lambda labels: labels > MAX_NDCG_LABEL, ndcg_label_error
 ERR_GRADES = LabelRule(lambda labels: labels > ERR_MAX_GRADE, err_grade_error)
 
 
-def measure_label_rules(measures):
+def measure_label_rules(measures: Iterable[tuple[str, int | None]]) -> tuple[LabelRule, ...]:
     """The LabelRules of the labels the measures ``measures`` ((name, k) pairs,
     svmmap.core.measures.parse_metrics) are computed on: ERR's grades at most 4."""
     return (ERR_GRADES,) if any(name == "err" for name, _ in measures) else ()
 
 
 def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int | None = None, *,
-                  return_comments: bool = False, group: PathLike | Vector | None = None,
+                  return_comments: bool = False, group: PathLike | None = None,
                   max_abs_value: float | None = None, n_threads: int = 1,
-                  max_label: float | None = None, files_read: list[str] | None = None,
+                  max_label: float | None = None, files_read: list[Path] | None = None,
                   dtype: npt.DTypeLike = np.float64
                   ) -> (tuple[sp.csr_matrix, np.ndarray, np.ndarray]
                         | tuple[sp.csr_matrix, np.ndarray, np.ndarray, list[str]]):
@@ -173,10 +174,10 @@ def load_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
 
 
 def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int | None = None,
-                  *, return_comments: bool = False, group: PathLike | Vector | None = None,
+                  *, return_comments: bool = False, group: PathLike | None = None,
                   max_abs_value: float | None = None, n_threads: int = 1,
                   label_rules: Sequence[LabelRule] = (), width_of: PathLike | None = None,
-                  files_read: list[str] | None = None,
+                  files_read: list[Path] | None = None,
                   dtype: npt.DTypeLike = np.float64, dense: bool = True
                   ) -> (tuple[np.ndarray | CSRArrays, np.ndarray, np.ndarray]
                         | tuple[np.ndarray | CSRArrays, np.ndarray, np.ndarray, list[str]]):
@@ -251,5 +252,5 @@ def read_svmlight(path_or_paths: PathLike | Sequence[PathLike], n_features: int 
         qid = np.array([q for part in parts for q in part.qid_text()], dtype=str)
     if not return_comments:
         return X, y, qid
-    return X, y, qid, [c for part in parts for c in part.comments]
+    return X, y, qid, [c for part in parts for c in part.comments or ()]
 

@@ -70,7 +70,7 @@ class Part:
 
     def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, indices, values) of the rows (a dense part's made by numpy: a copy)."""
-        if not self.dense:
+        if self.indptr is not None and self.indices is not None:
             return self.indptr, self.indices, self.values
         stored = self.values != 0
         indptr = np.zeros(len(self.values) + 1, dtype=np.int64)
@@ -81,6 +81,7 @@ class Part:
         """The query ids as the file wrote them."""
         if self.qid_texts is not None:
             return self.qid_texts
+        assert self.qid is not None  # a part holds its query ids as integers or as texts
         return [str(q) for q in self.qid.tolist()]
 
 
@@ -124,7 +125,11 @@ def parse_text(path: PathLike, text: str, limits: Limits, with_qid: bool = True,
     Part; used for text with whitespace beyond ASCII.  ``lines_before``: the lines of the
     file before ``text``; ``block``: text is a block of the file (it may hold no data
     line)."""
-    labels, qids, feats, linenos, comments = [], [], [], [], []
+    labels: list[float] = []
+    qids: list[str] = []
+    feats: list[str] = []
+    linenos: list[int] = []
+    comments: list[str] = []
     first_feature = 2 if with_qid else 1
     for lineno, tokens, comment in data_lines(text):
         lineno += lines_before
