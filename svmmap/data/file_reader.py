@@ -29,6 +29,7 @@ from ..kernels._svmlight_reader import MatrixBuilder, is_ascii
 from .line_parser import (
     MAX_INDEX,
     MISSING_QID,
+    LabelRule,
     Limits,
     Part,
     excerpt_reason,
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..core._typing import PathLike
-    from .io import LabelRule
 
 #: whitespace str.split() splits on beyond ASCII: such text goes to the Python parser
 _UNICODE_SPACE_RE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -244,7 +244,7 @@ def number_group_queries(parts: Sequence[Part],
         raise InputFormatError(
             "the lines carry qid: but other files read with it take their queries from "
             "group files: their query ids would be confused; give every file qid: or a "
-            "group file", getattr(with_qid, "path", with_qid))
+            "group file", with_qid.path if isinstance(with_qid, Source) else with_qid)
     offset = 0
     for part in parts:
         assert part.qid is not None  # numbered from its group file

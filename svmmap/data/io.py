@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import os
 from contextlib import ExitStack
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -53,13 +52,13 @@ from ..errors import InputFormatError
 from ..kernels._csr import as_scipy
 from ..metrics import ERR_MAX_GRADE, err_grade_error
 from .file_reader import matrix, number_group_queries, parse_source, storage_dtype
-from .line_parser import MAX_INDEX, Limits
+from .line_parser import MAX_INDEX, LabelRule, Limits
 from .side_files import group_file, load_query_weights
 from .sources import COMPRESSION, GROUP_SUFFIX, STDIN, STDIN_NAME, Source, input_files, open_sources
 from .writer import dump_svmlight
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
 
     import numpy.typing as npt
@@ -69,18 +68,8 @@ if TYPE_CHECKING:
     from ..kernels._kernel_inputs import CSRArrays
 
 __all__ = ["load_svmlight", "read_svmlight", "dump_svmlight", "input_files", "load_query_weights",
-           "group_file", "COMPRESSION", "GROUP_SUFFIX", "STDIN", "STDIN_NAME", "MAX_INDEX"]
-
-
-@dataclass(frozen=True)
-class LabelRule:
-    """What a command needs of every label of the data it reads, checked by the reader so
-    that a refused label is named by file and line before any output is written:
-    ``refuses(labels)`` is the boolean mask of the labels refused, ``reason(label)`` says
-    why one is (one line)."""
-
-    refuses: Callable[[np.ndarray], np.ndarray]
-    reason: Callable[[float], str]
+           "group_file", "COMPRESSION", "GROUP_SUFFIX", "STDIN", "STDIN_NAME", "MAX_INDEX",
+           "LabelRule"]
 
 
 #: an NDCG loss's grades: at most MAX_NDCG_LABEL (svmmap.core.options.ndcg_label_error)

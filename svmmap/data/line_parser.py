@@ -17,6 +17,8 @@ from ..errors import InputFormatError
 from .sources import data_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..core._typing import PathLike
 
 #: Largest feature index accepted: every index up to it is exact in a float64.
@@ -43,6 +45,17 @@ class Limits(NamedTuple):
     n_features: int | None
     max_abs_value: float
     width_of: str | None = None
+
+
+@dataclass(frozen=True)
+class LabelRule:
+    """What a command needs of every label of the data it reads, checked by the reader so
+    that a refused label is named by file and line before any output is written:
+    ``refuses(labels)`` is the boolean mask of the labels refused, ``reason(label)`` says
+    why one is (one line)."""
+
+    refuses: Callable[[np.ndarray], np.ndarray]
+    reason: Callable[[float], str]
 
 
 @dataclass

@@ -35,7 +35,7 @@ import importlib
 import json
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import ModelFileError
 from .atomic import OutputKind, write_text_atomically
@@ -44,13 +44,24 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 
     from ..core._typing import FloatArray, Matrix, PathLike, Vector
-    from ..core.base import BaseRanker
     from ..kernels._kernel_inputs import CSRArrays
 
     #: a model file's JSON object (its values are JSON's: Any)
     Document = dict[str, Any]
     #: a model's scoring function, scores(X, qid)
     Scores = Callable[..., FloatArray]
+
+    class SavedModel(Protocol):
+        """A fitted estimator of a model kind (svmmap.core.base.BaseRanker: not imported
+        here, it imports this module)."""
+
+        n_features_in_: int
+
+        @classmethod
+        def _from_document(cls, document: Document, path: PathLike) -> SavedModel: ...
+
+        def decision_function(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
+            """One score per row of ``X``."""
 
 FORMAT = "svmmap-model"
 VERSION = 2
@@ -149,12 +160,12 @@ def model_output(kinds: Collection[str], name: str) -> OutputKind:
     return OutputKind(name, recognises)
 
 
-def model_class(kind: str) -> type[BaseRanker]:
+def model_class(kind: str) -> type[SavedModel]:
     """The estimator class of a model kind."""
     return _imported(MODEL_KINDS[kind].estimator)
 
 
-def load_model(path: PathLike) -> BaseRanker:
+def load_model(path: PathLike) -> SavedModel:
     """Load a model file written by any svmmap estimator, whatever its kind."""
     document = read_model(path)
     return model_class(document["kind"])._from_document(document, path)
