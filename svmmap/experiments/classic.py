@@ -45,7 +45,7 @@ from .retrieval import MODELS, Index
 from .text import Analyzer
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from .retrieval import Model
 
@@ -103,7 +103,8 @@ def qrels_lines(qrels: smart.Qrels) -> Iterator[str]:
             yield f"{q} 0 {d} {rel}\n"
 
 
-def run_map(run: Run, qrels: smart.Qrels) -> tuple[float, int]:
+def run_map(run: Mapping[str, Ranking],
+            qrels: Mapping[str, Mapping[str, float]]) -> tuple[float, int]:
     """MAP of a ranked run under the trec_eval convention (module docstring), and the number
     of queries averaged: the judged queries with a relevant document."""
     values = []
