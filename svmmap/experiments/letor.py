@@ -55,7 +55,15 @@ from .units import run_journaled
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from .datasets import Split
+    from .journal import Record
+    from .registry import Method
+
+    #: a result of run: {"data": ..., "methods": {name: {...}}, "seconds": ...} (JSON)
+    Results = dict[str, Any]
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))
@@ -68,7 +76,7 @@ JOURNAL = "letor.jsonl"
 NOT_BY_DEFAULT = ("svm-acc3", "svm-acc4")
 
 
-def run_unit(method, split):
+def run_unit(method: Method, split: dict[str, Split]) -> Record:
     """The JSON-able record of one method on one fold (``split``: its train / vali / test
     Splits): the chosen value, validation and test measures, time, failures, 11-point
     curve and per-query test AP."""
@@ -76,14 +84,14 @@ def run_unit(method, split):
     chosen = select(method, split["train"], split["vali"])
     scores = chosen.scores(test)
     row = metrics.evaluate(scores, test.y, test.qid, at=CUTOFFS)
-    ap = metrics.per_query("ap", scores, test.y, test.qid)
+    ap = stats.ap_by_query(scores, test)
     return {"grid": list(chosen.grid),
             "value": tables.format_value(chosen.value, method.param), "end": chosen.end,
             "vali_map": chosen.vali_map[chosen.value], "seconds": chosen.seconds,
             "failed": [value for value, _ in chosen.failed],
             **{m: float(row[m]) for m in MEASURES},
             "pr11": interpolated_precision(scores, test.y, test.qid).tolist(),
-            "ap": dict(zip(map(str, ap.ids.tolist()), ap.values.tolist()))}
+            "ap": {str(q): v for q, v in ap.items()}}
 
 
 @dataclass(frozen=True)
@@ -92,17 +100,18 @@ class LetorWork:
     (``((fold, path), ...)``), the method names and the ``--grid`` options; small and
     picklable.  A process reads each fold it needs once."""
 
-    folds: tuple
-    methods: tuple
-    grids: tuple = ()
+    folds: tuple[tuple[int, str], ...]
+    methods: tuple[str, ...]
+    grids: tuple[str, ...] = ()
 
-    def load(self):
+    def load(self) -> tuple[dict[str, Method], dict[str, dict[str, Split]]]:
         """(methods by name, folds read so far): the folds are read as units need them."""
         methods = registry.select_methods(list(self.methods),
                                           registry.parse_grids(list(self.grids)))
         return {m.name: m for m in methods}, {}
 
-    def run(self, state, key):
+    def run(self, state: tuple[dict[str, Method], dict[str, dict[str, Split]]],
+            key: str) -> Record:
         """The record of unit ``key``, ``"<fold>:<method>"``."""
         methods, splits = state
         fold, name = key.split(":", 1)
@@ -111,7 +120,9 @@ class LetorWork:
         return run_unit(methods[name], splits[fold])
 
 
-def run(work, journal=None, meter=None, log=None, jobs=1, scheduler=None, data=None):
+def run(work: LetorWork, journal: Journal | None = None, meter: Meter | None = None,
+        log: Callable[[str], object] | None = None, jobs: int = 1,
+        scheduler: str | None = None, data: str | None = None) -> Results:
     """Run the protocol ``work`` (a :class:`LetorWork`); returns a JSON-able dict (see
     :func:`render`; ``data`` names the data folder there).
 
@@ -122,13 +133,13 @@ def run(work, journal=None, meter=None, log=None, jobs=1, scheduler=None, data=N
     (:func:`.units.run_units`)."""
     state = work.load()
     methods = list(state[0].values())
-    results = {m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
-                        "per_query": {}}
-               for m in methods}
+    results: dict[str, dict[str, Any]] = {
+        m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
+                 "per_query": {}} for m in methods}
     start = time.perf_counter()
     keys = [f"{fold}:{m.name}" for fold, _ in work.folds for m in methods]
 
-    def describe(key, record):
+    def describe(key: str, record: Record) -> str:
         fold, name = key.split(":", 1)
         return (f"Fold{fold} {state[0][name].label:<14} {record['value']:<12} vali MAP "
                 f"{record['vali_map']:.4f}  test MAP {record['MAP']:.4f}  "
@@ -162,7 +173,7 @@ def _comparisons(results):
             for name, m in methods.items() if name != REFERENCE}
 
 
-def render(results, command):
+def render(results: Results, command: str) -> tuple[str, str]:
     """Markdown and CSV text of a :func:`run` result."""
     methods = results["methods"]
     folds = sorted({f for m in methods.values() for f in m["folds"]})
@@ -207,7 +218,8 @@ def render(results, command):
     return md + "\n", tables.csv_text(header, rows)
 
 
-def parse_folds(text):
+def parse_folds(text: str | None) -> list[int] | None:
+    """``--folds``: ``"1,2"`` -> [1, 2]; None -> None (every fold)."""
     if text is None:
         return None
     try:

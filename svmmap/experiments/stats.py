@@ -10,13 +10,16 @@ The difference is significant at confidence 0.95 when p < 0.05, marked ``**``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import stats
 
+from .. import metrics
+
 if TYPE_CHECKING:
-    from ..core._typing import Vector
+    from ..core._typing import FloatArray, Vector
+    from .datasets import Split
 
 ALPHA = 0.05
 
@@ -38,6 +41,16 @@ class Comparison:
     def cell(self) -> str:
         """``"W/L"``, with `` **`` appended when significant."""
         return f"{self.wins}/{self.losses}" + (" **" if self.significant else "")
+
+
+def ap_by_query(scores: FloatArray, split: Split) -> dict[Any, float]:
+    """``{query id: AP}`` of the ranking by ``scores`` of each query of ``split`` (LETOR
+    convention), the values paired tests compare."""
+    # per_query takes a measure's name as well as a function (its docstring); its hint
+    # names functions only
+    per_query: Any = metrics.per_query
+    values = per_query("ap", scores, split.y, split.qid)
+    return dict(zip(values.ids.tolist(), values.values.tolist()))
 
 
 def compare(a: Vector, b: Vector) -> Comparison:
