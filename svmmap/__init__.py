@@ -18,7 +18,7 @@ from .errors import InputFormatError, ModelFileError, SVMMapError  # noqa: E402
 __version__ = "0.1.0"
 
 #: public name -> the module that defines it, imported when the name is first used
-_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".data.io", "dump_svmlight": ".data.io",
+_LAZY = {"SVMMap": ".estimator", "load_svmlight": ".data.io", "dump_svmlight": ".data.writer",
          "load_model": ".data.model_file"}
 
 __all__ = ["SVMMap", "load_svmlight", "dump_svmlight", "load_model", "SVMMapError",

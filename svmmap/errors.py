@@ -5,6 +5,13 @@ is raised as a subclass of :class:`SVMMapError` whose message is one line; the c
 tools print that line and exit non-zero instead of showing a traceback.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .core._typing import PathLike
+
 
 class SVMMapError(Exception):
     """Base class of every error svmmap raises on purpose."""
@@ -17,13 +24,14 @@ class InputFormatError(SVMMapError, ValueError):
     ``"path: reason"`` when only the file is, and ``"reason"`` otherwise.
     """
 
-    def __init__(self, reason, path=None, line=None):
+    def __init__(self, reason: str, path: PathLike | None = None,
+                 line: int | None = None) -> None:
         self.reason = reason
         self.path = None if path is None else str(path)
         self.line = line
         super().__init__(self._format())
 
-    def _format(self):
+    def _format(self) -> str:
         if self.path is None:
             return self.reason
         if self.line is None:
@@ -34,24 +42,23 @@ class InputFormatError(SVMMapError, ValueError):
 class ModelFileError(SVMMapError, ValueError):
     """A model file is unreadable, truncated, of an unknown version, or not an svmmap model."""
 
-    def __init__(self, reason, path=None):
+    def __init__(self, reason: str, path: PathLike | None = None) -> None:
         self.reason = reason
         self.path = None if path is None else str(path)
         super().__init__(reason if self.path is None else f"{self.path}: {reason}")
-
 
 
 class OutputPathError(SVMMapError, ValueError):
     """An output path that must not or cannot be written: an input file (through links too),
     a directory, or a path in a missing or read-only directory.  Raised before any work."""
 
-    def __init__(self, reason, path):
+    def __init__(self, reason: str, path: PathLike) -> None:
         self.reason = reason
         self.path = str(path)
         super().__init__(f"{self.path}: {reason}")
 
 
-def error_line(exc, data_file=None):
+def error_line(exc: BaseException, data_file: PathLike | None = None) -> str:
     """The one line a command prints for an error the user can cause.
 
     An OSError names its file (``path: No space left on device``); an InputFormatError raised

@@ -20,12 +20,19 @@ tempfile took 3 ms of every command's start-up, dataclasses and pathlib 5 and 3 
 command that stops at its arguments (``--help``; benchmarks/startup.py).
 """
 
+from __future__ import annotations
+
 import errno
 import os
 import stat
-from collections import namedtuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import OutputPathError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from ..core._typing import PathLike
 
 
 def _special(path):
@@ -37,15 +44,16 @@ def _special(path):
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-class OutputKind(namedtuple("OutputKind", "name recognises")):
+class OutputKind(NamedTuple):
     """The kind of file a command writes: ``name`` (as messages say it, e.g. "an svmmap model
     file") and ``recognises(path)``, true when the existing regular file ``path`` is one (the
     command may replace it)."""
 
-    __slots__ = ()
+    name: str
+    recognises: Callable[[str], bool]
 
 
-def first_tokens(path, lines=1):
+def first_tokens(path: PathLike, lines: int = 1) -> list[list[str]]:
     """The whitespace-separated tokens of the first ``lines`` non-blank lines of ``path`` (at
     most 64 KiB read; [] when it cannot be read): what an OutputKind looks at."""
     try:
@@ -56,7 +64,8 @@ def first_tokens(path, lines=1):
     return [line.split() for line in head.splitlines() if line.strip()][:lines]
 
 
-def check_output(path, inputs=(), writes=None, force=False):
+def check_output(path: PathLike, inputs: Iterable[PathLike | None] = (),
+                 writes: OutputKind | None = None, force: bool = False) -> None:
     """Refuse ``path`` as an output before any work is done; raise OutputPathError.
 
     ``inputs``: the files the command reads (None entries are skipped).  The same file as an
@@ -102,7 +111,7 @@ def _holds_something(path):
         return False
 
 
-def write_text_atomically(path, text):
+def write_text_atomically(path: PathLike, text: str | Iterable[str]) -> None:
     """Write ``text`` (str, or an iterable of str) to ``path``, UTF-8, '\\n' line ends:
     atomically for a regular file, directly for a device or FIFO (module docstring)."""
     path = os.fspath(path)

@@ -29,14 +29,39 @@ level; run-time settings among the parameters) are converted on reading by ``_up
 and the kind's own upgrade, and load as before.
 """
 
+from __future__ import annotations
+
 import importlib
 import json
-from collections import namedtuple
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import ModelFileError
 from .atomic import OutputKind, write_text_atomically
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+
+    from ..core._typing import FloatArray, Matrix, PathLike, Vector
+    from ..kernels._kernel_inputs import CSRArrays
+
+    #: a model file's JSON object (its values are JSON's: Any)
+    Document = dict[str, Any]
+    #: a model's scoring function, scores(X, qid)
+    Scores = Callable[..., FloatArray]
+
+    class SavedModel(Protocol):
+        """A fitted estimator of a model kind (svmmap.core.base.BaseRanker: not imported
+        here, it imports this module)."""
+
+        n_features_in_: int
+
+        @classmethod
+        def _from_document(cls, document: Document, path: PathLike) -> SavedModel: ...
+
+        def decision_function(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
+            """One score per row of ``X``."""
 
 FORMAT = "svmmap-model"
 VERSION = 2
@@ -48,9 +73,7 @@ DAMAGED_MODEL_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexEr
                         OverflowError, RecursionError)
 
 
-
-class ModelKind(namedtuple("ModelKind", ("estimator", "upgrade_v1", "scorer"),
-                           defaults=(None,))):
+class ModelKind(NamedTuple):
     """Where the code of a model kind is, as ``"module:name"`` paths (imported only when a file
     of that kind is read).
 
@@ -64,7 +87,9 @@ class ModelKind(namedtuple("ModelKind", ("estimator", "upgrade_v1", "scorer"),
     estimator's decision_function.
     """
 
-    __slots__ = ()
+    estimator: str
+    upgrade_v1: str
+    scorer: str | None = None
 
 
 #: kind -> its ModelKind
@@ -79,10 +104,12 @@ MODEL_KINDS = {
 }
 
 
-def model_content(kind, params, n_features_in, model, training, feature_names_in=None):
+def model_content(kind: str, params: Mapping[str, Any], n_features_in: int, model: Document,
+                  training: Document | None,
+                  feature_names_in: Iterable[object] | None = None) -> Document:
     """The content of a model file (the layout above, without format/version): ``params``
     the model parameters, JSON-ready; ``feature_names_in`` only when fit saw names."""
-    content = {"kind": kind, "params": params, "n_features_in": int(n_features_in)}
+    content: Document = {"kind": kind, "params": params, "n_features_in": int(n_features_in)}
     if feature_names_in is not None:
         content["feature_names_in"] = [str(name) for name in feature_names_in]
     content["model"] = model
@@ -90,7 +117,7 @@ def model_content(kind, params, n_features_in, model, training, feature_names_in
     return content
 
 
-def model_params(params, runtime=()):
+def model_params(params: Mapping[str, Any], runtime: Collection[str] = ()) -> Document:
     """The parameters a model file records: the constructor arguments ``params`` without the
     run-time settings ``runtime``, in name order, a nested estimator (a feature map) as its
     JSON parameters."""
@@ -98,7 +125,7 @@ def model_params(params, runtime=()):
             for name, value in sorted(params.items()) if name not in runtime}
 
 
-def write_model(path, content):
+def write_model(path: PathLike, content: Mapping[str, Any]) -> None:
     """Write ``content`` (a dict of the layout above, without format/version) to ``path``
     atomically: a temporary file in the same directory is renamed over the target."""
     document = {"format": FORMAT, "version": VERSION, **content}
@@ -106,19 +133,19 @@ def write_model(path, content):
     write_text_atomically(Path(path), text)
 
 
-def _imported(path):
+def _imported(path: str) -> Any:
     """The object a ``"module:name"`` path names, its module imported."""
     module, name = path.split(":")
     return getattr(importlib.import_module(module), name)
 
 
-def model_output(kinds, name):
+def model_output(kinds: Collection[str], name: str) -> OutputKind:
     """The OutputKind (svmmap.data.atomic) of a command that writes a model of one of ``kinds``
     (``name``: how messages call it): an existing file is one when it is a JSON object with
     svmmap's format tag whose kind (absent: "svmmap", as in version 1) is one of ``kinds``
     -- of any version, damaged or not; nothing but the head of a file that does not start
     like JSON is read."""
-    def recognises(path):
+    def recognises(path: str) -> bool:
         try:
             with open(path, "rb") as handle:
                 if not handle.read(256).lstrip().startswith(b"{"):
@@ -133,18 +160,18 @@ def model_output(kinds, name):
     return OutputKind(name, recognises)
 
 
-def model_class(kind):
+def model_class(kind: str) -> type[SavedModel]:
     """The estimator class of a model kind."""
     return _imported(MODEL_KINDS[kind].estimator)
 
 
-def load_model(path):
+def load_model(path: PathLike) -> SavedModel:
     """Load a model file written by any svmmap estimator, whatever its kind."""
     document = read_model(path)
     return model_class(document["kind"])._from_document(document, path)
 
 
-def load_scorer(path):
+def load_scorer(path: PathLike) -> tuple[int, Scores]:
     """(n_features_in, scores) of the model in a file of any kind: its number of feature
     columns and its scoring function scores(X, qid) for data of that many columns: the
     kind's scorer if it has one (an svmmap model is restored and scored by svmmap.core.training,
@@ -156,7 +183,8 @@ def load_scorer(path):
         return _imported(kind.scorer)(document, path)
     model = model_class(document["kind"])._from_document(document, path)
 
-    def scores(X, qid=None):  # an estimator takes scipy's matrix, not the reader's arrays
+    # an estimator takes scipy's matrix, not the reader's arrays
+    def scores(X: Matrix | CSRArrays, qid: Vector | None = None) -> FloatArray:
         import numpy as np
 
         from ..kernels._csr import as_scipy
@@ -171,7 +199,7 @@ def load_scorer(path):
 
 
 @contextmanager
-def damage_reported(path, template):
+def damage_reported(path: PathLike, template: str) -> Iterator[None]:
     """Turn what building a model from a hostile document raises (DAMAGED_MODEL_ERRORS) into
     one ModelFileError line, ``template.format(error)``."""
     try:
@@ -182,7 +210,7 @@ def damage_reported(path, template):
         raise ModelFileError(template.format(exc), path) from None
 
 
-def read_model(path, kind=None):
+def read_model(path: PathLike, kind: str | None = None) -> Document:
     """Read and check a model file; return its dict in the version-2 layout.  Raises
     ModelFileError for a missing, unreadable, truncated, foreign or newer-version file, an
     unknown kind, and a model of another kind than ``kind`` (when given).  The kind-specific
@@ -257,7 +285,7 @@ def _upgrade_v1(document, path):
     return v2
 
 
-def renamed(params, names):
+def renamed(params: Mapping[str, Any], names: Mapping[str, str]) -> Document:
     """``params`` with the keys of ``names`` (old -> new) renamed (the kinds' upgrades)."""
     return {names.get(key, key): value for key, value in params.items()}
 

@@ -2,14 +2,20 @@
 queries of a data file without ``qid:``) and a *query-weights file* (``qid weight`` per line,
 ``svmmap_learn --query-weights``); both follow the line rules of svmmap.data.sources."""
 
+from __future__ import annotations
+
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputFormatError
 from .sources import GROUP_SUFFIX, STDIN, Source, data_lines, has_qid, read_text
+
+if TYPE_CHECKING:
+    from ..core._typing import IntArray, PathLike, Vector
 
 #: a query id the reader takes as an integer (signed decimal digits)
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -17,7 +23,7 @@ _INT_RE = re.compile(r"[+-]?[0-9]+")
 _INDEX_RE = re.compile(r"[0-9]+")
 
 
-def load_query_weights(path, qid):
+def load_query_weights(path: PathLike, qid: Vector) -> dict[int | str, float]:
     """The weight of every query of ``qid`` from a file of ``qid weight`` lines (``#``
     comments and blank lines ignored; the format ``svmmap_learn --query-weights`` reads):
     ``{qid value: weight}``, the keys as ``qid`` holds them.  Weights are finite and
@@ -27,7 +33,8 @@ def load_query_weights(path, qid):
     number (``001`` and ``1`` are the same query); otherwise ids are compared as text."""
     text = read_text(path)
     numeric = np.issubdtype(np.asarray(qid).dtype, np.integer)
-    weights, lines = {}, {}
+    weights: dict[str, float] = {}
+    lines: dict[str, int] = {}
     for lineno, tokens, _ in data_lines(text):
         if len(tokens) != 2:
             raise InputFormatError("expected 'qid weight'", path, lineno)
@@ -47,7 +54,7 @@ def load_query_weights(path, qid):
             raise InputFormatError(f"query {name!r} listed twice (first on line "
                                    f"{lines[name]})", path, lineno)
         weights[name], lines[name] = weight, lineno
-    found = {}
+    found: dict[int | str, float] = {}
     for q in np.unique(np.asarray(qid)).tolist():
         if str(q) not in weights:
             raise InputFormatError(f"no weight for query {q!r} of the training data", path)
@@ -55,7 +62,7 @@ def load_query_weights(path, qid):
     return found
 
 
-def group_file(path):
+def group_file(path: PathLike) -> Path | None:
     """The group file load_svmlight takes the queries of the single data file ``path`` from
     when no ``group`` is given: ``<path>.query`` if it exists and the file's lines carry no
     ``qid:``; otherwise (and for standard input) None."""
@@ -66,9 +73,9 @@ def group_file(path):
         return None if has_qid(source.first_line) else beside
 
 
-def group_qids(group, n_documents, data_path):
+def group_qids(group: PathLike, n_documents: int, data_path: PathLike) -> IntArray:
     """Query ids 1, 2, ... repeated by the sizes in a group file (one positive integer a line)."""
-    sizes = []
+    sizes: list[int] = []
     for lineno, tokens, _ in data_lines(read_text(group)):
         if len(tokens) != 1 or not _INDEX_RE.fullmatch(tokens[0]) or int(tokens[0]) == 0:
             raise InputFormatError(f"expected one query size (a positive integer), got "

@@ -13,6 +13,8 @@
   (:func:`data_lines`), text is UTF-8 (:func:`decode` names the line of a bad byte).
 """
 
+from __future__ import annotations
+
 import io
 import math
 import mmap
@@ -22,8 +24,18 @@ import stat
 import sys
 from functools import cached_property
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from ..errors import InputFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+    from contextlib import ExitStack
+
+    from ..core._typing import PathLike
+
+    #: a file's first data line: (line number, tokens)
+    FirstLine = tuple[int, list[str]]
 
 #: Standard input's name in arguments and in messages.
 STDIN = "-"
@@ -33,7 +45,8 @@ STDIN_NAME = "<stdin>"
 COMPRESSION = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 
 
-def decompressor(name):
+def decompressor(name: str) -> tuple[Callable[..., io.BufferedIOBase],
+                                     tuple[type[BaseException], ...]]:
     """(opener, errors) of the compression ``name`` of COMPRESSION: the stream that
     decompresses a compressed stream (given it), and the errors that stream raises on bad
     data.  The codec's module is imported here, when a file is compressed: gzip, bz2 and lzma
@@ -67,7 +80,7 @@ MADV_POPULATE_READ = getattr(mmap, "MADV_POPULATE_READ",
                              22 if sys.platform.startswith("linux") else None)
 
 
-def split_lines(text):
+def split_lines(text: str) -> list[str]:
     """The lines of ``text``, ending in \\n, \\r\\n or \\r (the reader's line numbers)."""
     return _LINE_END_RE.split(text)
 
@@ -81,14 +94,14 @@ class Source:
     (index and group files); ``path`` is the name messages give.  Use it as a context manager
     (or ``close()``)."""
 
-    def __init__(self, given):
+    def __init__(self, given: PathLike) -> None:
         self.path = Path(STDIN_NAME if str(given) == STDIN else given)
         self._file = None
-        self._stream = None
-        self._errors = (OSError,)
+        self._stream: io.BufferedIOBase | IO[bytes] | None = None
+        self._errors: tuple[type[BaseException], ...] = (OSError,)
         self._compression = None
         self._eof = False
-        self._view = None
+        self._view: memoryview | None = None
         self._mapped = None
         self._plain_size = None
         raw = sys.stdin.buffer if str(given) == STDIN else self._open(self.path)
@@ -119,33 +132,33 @@ class Source:
             del self._head[:len(BOM)]
 
     @cached_property
-    def first_line(self):
+    def first_line(self) -> FirstLine | None:
         """(line number, tokens) of the first line that is not blank or a comment, or None
         (:func:`find_first_line`): found once, however many readers ask (is it an index file,
         does it carry ``qid:``)."""
         return find_first_line(self)
 
     @property
-    def plain_size(self):
+    def plain_size(self) -> int | None:
         """The size in bytes of a plain regular file (None for a stream or a compressed
         file)."""
         return self._plain_size
 
-    def head(self, size):
+    def head(self, size: int) -> tuple[bytes, bool]:
         """(the first ``size`` bytes, whether that is all of them): read once, kept for
         :meth:`blocks`."""
         self._fill_head(size)
         return bytes(self._head[:size]), self._eof and size >= len(self._head)
 
     @property
-    def view(self):
+    def view(self) -> memoryview:
         """All the bytes, read whole (for index and group files)."""
         if self._view is None:
             self._fill_head(math.inf)
             self._view = memoryview(self._head)
         return self._view
 
-    def blocks(self, size, first=MIN_BLOCK_BYTES):
+    def blocks(self, size: int, first: int = MIN_BLOCK_BYTES) -> Generator[memoryview, None, None]:
         """Yield the bytes in memoryviews ending at a line end (``\\n``, ``\\r\\n`` or
         ``\\r``) or at the end of the bytes, each of at most a line more than ``size``
         bytes; a view is valid until the next is asked for.  A plain regular file is mapped
@@ -253,7 +266,8 @@ class Source:
             raise InputFormatError(f"cannot read: {err.strerror}", path) from None
         return self._file
 
-    def close(self):
+    def close(self) -> None:
+        """Release the bytes held, the mapping and the files (not standard input)."""
         if self._view is not None:
             self._view.release()
             self._view = None
@@ -268,10 +282,10 @@ class Source:
                 stream.close()
         self._stream = self._file = None
 
-    def __enter__(self):
+    def __enter__(self) -> Source:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -286,7 +300,7 @@ def _advise(mapped, advice, start, stop):
             pass
 
 
-def whole_lines(data, n, start=0):
+def whole_lines(data: bytes | bytearray | mmap.mmap, n: int, start: int = 0) -> int:
     """The end of the last line end in data[start:n] (n > start) that more bytes after n
     cannot change (a '\\r' as the last byte may be half of "\\r\\n"); ``start`` if none."""
     if n <= start:
@@ -296,7 +310,8 @@ def whole_lines(data, n, start=0):
     return max(newline, data.rfind(b"\r", max(newline, start), n - 1), start - 1) + 1
 
 
-def line_blocks(data, size):
+def line_blocks(data: bytes | bytearray | memoryview, size: int
+                ) -> Generator[memoryview, None, None]:
     """Bytes in memory (bytes-like) in memoryviews cut as :meth:`Source.blocks` cuts a
     stream: at least ``size`` bytes each (but the last), ending at a line end."""
     data = bytes(data)
@@ -343,13 +358,13 @@ class _Prefixed(io.RawIOBase):
         return self._stream.readinto(buffer)
 
 
-def read_text(path):
+def read_text(path: PathLike) -> str:
     """Return the decoded contents of an index or group file."""
     with Source(path) as source:
         return decode(source.view, source.path)
 
 
-def decode(data, path, lines_before=0):
+def decode(data: bytes | bytearray | memoryview, path: PathLike, lines_before: int = 0) -> str:
     """UTF-8 text of ``data`` (bytes-like), or the error naming the line of the first byte
     that is not UTF-8 (``lines_before``: the lines of the file before ``data``)."""
     try:
@@ -361,7 +376,7 @@ def decode(data, path, lines_before=0):
         ) from None
 
 
-def find_first_line(data, step=FIRST_LINE_BYTES):
+def find_first_line(data: Source | bytes, step: int = FIRST_LINE_BYTES) -> FirstLine | None:
     """(line number, tokens) of the first line of ``data`` (a Source, or bytes) that is not
     blank or a comment, or None; decodes and splits a head of the data that doubles until it
     holds that line whole (from ``step`` bytes: a data line is short, and splitting a long
@@ -372,9 +387,9 @@ def find_first_line(data, step=FIRST_LINE_BYTES):
             head, whole = data.head(size)
         else:
             head, whole = data[:size], size >= len(data)
-        head = str(head, "utf-8", "replace")
-        n_lines = len(split_lines(head))
-        for lineno, tokens, _ in data_lines(head):
+        text = str(head, "utf-8", "replace")
+        n_lines = len(split_lines(text))
+        for lineno, tokens, _ in data_lines(text):
             if whole or lineno < n_lines:  # the head's last line may be cut
                 return lineno, tokens
             break
@@ -383,7 +398,7 @@ def find_first_line(data, step=FIRST_LINE_BYTES):
         size *= 2
 
 
-def data_lines(text):
+def data_lines(text: str) -> Iterator[tuple[int, list[str], str]]:
     """Yield (line number, tokens, comment) for every line that is not blank or a comment."""
     for lineno, line in enumerate(split_lines(text), 1):
         body, _, comment = line.partition("#")
@@ -392,7 +407,7 @@ def data_lines(text):
             yield lineno, tokens, comment.strip()
 
 
-def open_sources(given, stack):
+def open_sources(given: PathLike, stack: ExitStack) -> list[Source] | list[Path]:
     """The data files named by ``given``: itself (an open Source, registered on ``stack``), or
     the paths an index file lists (relative to the index file's directory; for standard
     input, the working directory)."""
@@ -401,7 +416,7 @@ def open_sources(given, stack):
     path = source.path
     base = Path(".") if str(given) == STDIN else path.parent
     table = None if first is None else table_format(first[1], base)
-    if table is not None:
+    if first is not None and table is not None:
         raise InputFormatError(
             f"this looks like {table}, not SVMlight/LETOR data: expected lines '<label> "
             "qid:<q> <index>:<value> ...' (svmmap.dump_svmlight writes them from arrays)",
@@ -420,7 +435,7 @@ def open_sources(given, stack):
     return listed_files
 
 
-def index_entries(base, text):
+def index_entries(base: Path, text: str) -> Iterator[tuple[int, str, Path]]:
     """(line number, entry, path) of every file an index file lists, relative to ``base``."""
     for lineno, line in enumerate(split_lines(text), 1):
         entry = line.partition("#")[0].strip()
@@ -428,7 +443,7 @@ def index_entries(base, text):
             yield lineno, entry, base / entry
 
 
-def input_files(path_or_paths):
+def input_files(path_or_paths: PathLike | Iterable[PathLike]) -> list[Path]:
     """Every file :func:`load_svmlight` may read for ``path_or_paths`` (outputs are checked
     against all of them, see svmmap.data.atomic.check_output): each path given, the group file
     beside it (``<path>.query``), and when it is an index file (compressed or not) the data
@@ -479,7 +494,7 @@ def _head_text(path):
     return head.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
-def table_format(tokens, base):
+def table_format(tokens: Sequence[str], base: Path) -> str | None:
     """What a table's first line ``tokens`` looks like ("a CSV file (comma-separated
     columns)", "... semicolon-separated ...", "a table of blank- or tab-separated columns
     (TSV)"), or None for a line of SVMlight data or of an index file: one token with commas
@@ -496,7 +511,9 @@ def table_format(tokens, base):
     return None
 
 
-def is_index_line(tokens):
+def is_index_line(tokens: Sequence[str]) -> bool:
+    """Whether a file's first data line ``tokens`` is an index file's: a single token that
+    is not a number and holds no ``:``."""
     if len(tokens) != 1 or ":" in tokens[0]:
         return False
     try:
@@ -506,7 +523,6 @@ def is_index_line(tokens):
     return False
 
 
-
-def has_qid(first):
+def has_qid(first: FirstLine | None) -> bool:
     """Whether a file's first data line ((line number, tokens) or None) carries ``qid:``."""
     return first is not None and len(first[1]) > 1 and first[1][1].startswith("qid:")

@@ -19,13 +19,21 @@ Labels are written as integers (trec_eval's qrels hold integers); a label below 
 is written 0: both svmmap and trec_eval then call it non-relevant with gain 0.
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputFormatError
 from .atomic import OutputKind, first_tokens, write_text_atomically
 from .io import LabelRule
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..core._typing import PathLike, Vector
 
 __all__ = ["docnos_from_comments", "document_numbers", "run_lines", "qrels_lines",
            "write_run", "write_qrels", "run_tag_error", "RUN_FILE", "QRELS_FILE",
@@ -34,13 +42,13 @@ __all__ = ["docnos_from_comments", "document_numbers", "run_lines", "qrels_lines
 _DOCID = re.compile(r"docid\s*=\s*(\S+)")
 
 
-def document_numbers(n_rows):
+def document_numbers(n_rows: int) -> list[str]:
     """``["1", ..., "n"]`` zero-padded to one width (byte order = row order)."""
     width = len(str(n_rows))
     return [f"{i:0{width}d}" for i in range(1, n_rows + 1)]
 
 
-def docnos_from_comments(comments):
+def docnos_from_comments(comments: Sequence[str]) -> list[str]:
     """The docno of every row from its comment (module docstring); document numbers for all
     rows when some row has none."""
     docnos = []
@@ -79,7 +87,7 @@ def _ranked(qid, docnos, scores):
         yield queries[g], rows
 
 
-def run_tag_error(tag):
+def run_tag_error(tag: str) -> str | None:
     """Why ``tag`` cannot be a run's tag (its last column), or None when it can: one word,
     without whitespace."""
     if not tag or any(c.isspace() for c in tag):
@@ -87,10 +95,11 @@ def run_tag_error(tag):
     return None
 
 
-def run_lines(qid, docnos, scores, tag="svmmap"):
+def run_lines(qid: Vector, docnos: Vector, scores: Vector, tag: str = "svmmap") -> list[str]:
     """The run's lines (module docstring)."""
-    if run_tag_error(tag):
-        raise InputFormatError(run_tag_error(tag))
+    error = run_tag_error(tag)
+    if error:
+        raise InputFormatError(error)
     scores = np.asarray(scores, dtype=np.float64)
     docnos = np.asarray(docnos).astype(str)
     return [f"{q} Q0 {docnos[r]} {rank} {float(scores[r])!r} {tag}\n"
@@ -111,7 +120,7 @@ def _fractional_error(label):
 QRELS_GRADES = LabelRule(_fractional, _fractional_error)
 
 
-def qrels_lines(qid, docnos, labels):
+def qrels_lines(qid: Vector, docnos: Vector, labels: Vector) -> list[str]:
     """The qrels' lines: every document's label (negative labels written 0)."""
     labels = np.asarray(labels, dtype=np.float64)
     if np.any(_fractional(labels)):
@@ -123,12 +132,13 @@ def qrels_lines(qid, docnos, labels):
             for r in sorted(rows)]
 
 
-def write_run(path, qid, docnos, scores, tag="svmmap"):
+def write_run(path: PathLike, qid: Vector, docnos: Vector, scores: Vector,
+              tag: str = "svmmap") -> None:
     """Write the run atomically (svmmap.data.atomic)."""
     write_text_atomically(path, run_lines(qid, docnos, scores, tag))
 
 
-def write_qrels(path, qid, docnos, labels):
+def write_qrels(path: PathLike, qid: Vector, docnos: Vector, labels: Vector) -> None:
     """Write the qrels atomically."""
     write_text_atomically(path, qrels_lines(qid, docnos, labels))
 

@@ -18,9 +18,19 @@ installed package has them too. :func:`path` gives a file's location (for the co
 :func:`svmmap.load_svmlight` (compressed files are read as they are).
 """
 
+from __future__ import annotations
+
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..data.io import load_svmlight
+
+if TYPE_CHECKING:
+    import numpy as np
+    import scipy.sparse as sp
+
+    #: a data set's (X, y, qid)
+    Split = tuple[sp.csr_matrix, np.ndarray, np.ndarray]
 
 __all__ = ["DATASETS", "data_home", "path", "load_mq2008_fold1", "load_svmmap_sample",
            "load_paper_toy"]
@@ -35,7 +45,7 @@ DATASETS = {
 MQ2008_FEATURES = 46
 
 
-def data_home():
+def data_home() -> Path:
     """The directory holding the data files: the installed package's copy, or the source
     tree's ``data/`` (an editable install or a clone)."""
     here = Path(__file__).resolve().parent
@@ -46,7 +56,7 @@ def data_home():
                             "(pip install .) or run from a clone that has data/")
 
 
-def path(name, split=None):
+def path(name: str, split: str | None = None) -> Path:
     """Path of a bundled data file: ``path("mq2008", "train")``, ``path("sample")``."""
     if name not in DATASETS:
         raise ValueError(f"unknown data set {name!r}; choose from {', '.join(DATASETS)}")
@@ -59,20 +69,25 @@ def path(name, split=None):
     return data_home() / splits[split]
 
 
-def load_mq2008_fold1():
+def load_mq2008_fold1() -> dict[str, Split]:
     """LETOR 4.0 MQ2008 Fold1: ``{"train": (X, y, qid), "vali": ..., "test": ...}``, X CSR
     with 46 columns, y graded 0/1/2, qid int64 (documents in file order)."""
-    return {split: load_svmlight(path("mq2008", split), n_features=MQ2008_FEATURES)
-            for split in DATASETS["mq2008"]}
+    return {split: _load(path("mq2008", split), MQ2008_FEATURES) for split in DATASETS["mq2008"]}
 
 
-def load_svmmap_sample():
+def load_svmmap_sample() -> Split:
     """The original SVM-MAP distribution's sample: ``(X, y, qid)``, one query (451), 917
     documents, 750 binary features, y = +1 / -1."""
-    return load_svmlight(path("sample"))
+    return _load(path("sample"))
 
 
-def load_paper_toy():
+def load_paper_toy() -> Split:
     """Yue et al. (2007), Tables 1-2: ``(X, y, qid)`` of 8 documents, 3 relevant;
     ``X[:, 0]`` ranks like h1 (MAP 0.59, ROC-area 0.47), ``X[:, 1]`` like h2 (0.51, 0.53)."""
-    return load_svmlight(path("toy"))
+    return _load(path("toy"))
+
+
+def _load(file: Path, n_features: int | None = None) -> Split:
+    """(X, y, qid) of a bundled file (load_svmlight without comments)."""
+    X, y, qid, *_ = load_svmlight(file, n_features=n_features)
+    return X, y, qid

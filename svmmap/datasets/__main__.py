@@ -4,14 +4,21 @@
     svmmap_learn -c 10 "$(python -m svmmap.datasets path mq2008 train)" model.json
 """
 
+from __future__ import annotations
+
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..commands.console import print_output
 from . import DATASETS, path
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def main(argv=None):
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command (module docstring); its exit status."""
     parser = argparse.ArgumentParser(prog="python -m svmmap.datasets",
                                      description="The small real data sets bundled with svmmap.")
     commands = parser.add_subparsers(dest="command", required=True)

@@ -27,8 +27,11 @@ The runs feed ``python -m svmmap.experiments.trec build`` (binned features of wh
 systems, the paper's regime).
 """
 
+from __future__ import annotations
+
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +44,16 @@ from . import smart, tables
 from .retrieval import MODELS, Index
 from .text import Analyzer
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    from .retrieval import Model
+
+    #: one query's ranking: (docnos, scores), best first
+    Ranking = tuple[list[str], np.ndarray]
+    #: a run: {qid: ranking}
+    Run = dict[str, Ranking]
+
 
 def _order(scores, matches, docno_rank, depth):
     """Column indices of one query's ``depth`` best matching documents, trec_eval's order:
@@ -51,7 +64,8 @@ def _order(scores, matches, docno_rank, depth):
     return candidates[order[:depth]]
 
 
-def make_runs(collection, models=MODELS, depth=1000):
+def make_runs(collection: smart.Collection, models: Iterable[Model] = MODELS,
+              depth: int = 1000) -> dict[str, Run]:
     """``{model name: {qid: (docnos, scores)}}``: each model's ranking of every query of
     ``collection`` (a :class:`.smart.Collection`), best first."""
     analyzer = Analyzer()
@@ -63,7 +77,7 @@ def make_runs(collection, models=MODELS, depth=1000):
     matches = index.matches(Q)
     docno_rank = np.empty(len(docnos), dtype=np.int64)
     docno_rank[np.argsort(docnos.astype(str))] = np.arange(len(docnos))
-    runs = {}
+    runs: dict[str, Run] = {}
     for model in models:
         scores = model.scores(index, queries, Q)
         if not np.all(np.isfinite(scores[matches])):
@@ -75,20 +89,22 @@ def make_runs(collection, models=MODELS, depth=1000):
     return runs
 
 
-def run_lines(run, tag):
+def run_lines(run: Run, tag: str) -> Iterator[str]:
     """The lines of a TREC run file of ``run`` (``{qid: (docnos, scores)}``, ranked)."""
     for q, (docnos, scores) in run.items():
         for r, (d, s) in enumerate(zip(docnos, scores), 1):
             yield f"{q} Q0 {d} {r} {float(s)!r} {tag}\n"
 
 
-def qrels_lines(qrels):
+def qrels_lines(qrels: smart.Qrels) -> Iterator[str]:
+    """The lines of a TREC qrels file of ``qrels`` (``{qid: {docno: relevance}}``)."""
     for q, judged in qrels.items():
         for d, rel in judged.items():
             yield f"{q} 0 {d} {rel}\n"
 
 
-def run_map(run, qrels):
+def run_map(run: Mapping[str, Ranking],
+            qrels: Mapping[str, Mapping[str, float]]) -> tuple[float, int]:
     """MAP of a ranked run under the trec_eval convention (module docstring), and the number
     of queries averaged: the judged queries with a relevant document."""
     values = []
@@ -96,7 +112,7 @@ def run_map(run, qrels):
         n_relevant = sum(rel > 0 for rel in judged.values())
         if n_relevant == 0:
             continue
-        docnos, scores = run.get(q, ([], []))
+        docnos, scores = run.get(q, ([], np.zeros(0)))
         labels = np.array([judged.get(d, 0) for d in docnos], dtype=np.float64)
         retrieved = int((labels > 0).sum())
         if retrieved == 0:
@@ -121,7 +137,9 @@ def _select(names):
     return tuple(known[n] for n in wanted)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command (module docstring).  Ctrl-C / SIGTERM: one line on stderr and
+    SystemExit(130 / 143)."""
     parser = ArgumentParser(prog="python -m svmmap.experiments.classic",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--collection", required=True, choices=sorted(smart.COLLECTIONS))

@@ -13,18 +13,31 @@ parsing text: every process of an experiment (:mod:`.trials` with ``--jobs``) sh
 pages of the file, and a trial reads only the rows of its queries.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
 from ..core.collection import QueryCollection, check_features
 from ..data.io import load_svmlight
 from ..errors import InputFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import scipy.sparse as sp
+
+    from ..core._typing import PathLike, Vector
+
+    #: a split's features: CSR, or an array folder's memory-mapped ndarray
+    Features = Union[sp.csr_matrix, np.ndarray]
 
 SPLITS = ("train", "vali", "test")
 
@@ -33,20 +46,21 @@ SPLITS = ("train", "vali", "test")
 class Split:
     """Documents of a set of queries: features ``X`` (CSR), labels ``y``, query ids ``qid``."""
 
-    X: object
+    X: Features
     y: np.ndarray
     qid: np.ndarray
 
     @property
-    def arrays(self):
+    def arrays(self) -> tuple[Features, np.ndarray, np.ndarray]:
+        """``(X, y, qid)``."""
         return self.X, self.y, self.qid
 
-    def queries(self, ids):
+    def queries(self, ids: Vector) -> Split:
         """The documents of the queries ``ids`` (kept in this split's row order)."""
         return Split(*_rows(self, np.isin(self.qid, np.asarray(ids))))
 
 
-def _rows(split, mask):
+def _rows(split: Split, mask: np.ndarray) -> tuple[Features, np.ndarray, np.ndarray]:
     return split.X[mask], split.y[mask], split.qid[mask]
 
 
@@ -54,12 +68,13 @@ def _rows(split, mask):
 ARRAY_FILES = ("X.npy", "y.npy", "qid.npy", "docno.npy", "features.json")
 
 
-def is_array_folder(path):
+def is_array_folder(path: PathLike) -> bool:
     """Whether ``path`` is an array folder (it holds ``X.npy``)."""
     return (Path(path) / "X.npy").is_file()
 
 
-def save_arrays(folder, X, y, qid, docnos, names):
+def save_arrays(folder: PathLike, X: np.ndarray, y: Vector, qid: Vector, docnos: Vector,
+                names: Iterable[str]) -> None:
     """Write an array folder (module docstring) whole: into a temporary sibling folder first,
     renamed into place, so that ``folder`` is either the old one or the complete new one."""
     folder = Path(folder)
@@ -81,7 +96,7 @@ def save_arrays(folder, X, y, qid, docnos, names):
         raise
 
 
-def load_arrays(folder):
+def load_arrays(folder: PathLike) -> tuple[Split, list[str], list[str]]:
     """``(Split, docnos, names)`` of an array folder, ``X`` memory-mapped read-only."""
     folder = Path(folder)
     try:
@@ -98,12 +113,12 @@ def load_arrays(folder):
     return Split(X, y, qid), docnos.tolist(), [names[str(i)] for i in range(1, X.shape[1] + 1)]
 
 
-def find_folds(folder, folds=None):
+def find_folds(folder: PathLike, folds: Iterable[int] | None = None) -> dict[int, Path]:
     """``{fold number: Path}`` of the ``FoldN`` sub-folders of ``folder`` (all, or ``folds``)."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputFormatError("not a folder with Fold1..Fold5 sub-folders", folder)
-    found = {}
+    found: dict[int, Path] = {}
     for sub in folder.iterdir():
         match = re.fullmatch(r"Fold(\d+)", sub.name)
         if match and sub.is_dir():
@@ -118,33 +133,35 @@ def find_folds(folder, folds=None):
     return dict(sorted(found.items()))
 
 
-def load_fold(path):
+def load_fold(path: PathLike) -> dict[str, Split]:
     """``{"train": Split, "vali": Split, "test": Split}`` of one LETOR fold folder."""
     path = Path(path)
-    X, y, qid = load_svmlight(path / "train.txt")
+    X, y, qid, *_ = load_svmlight(path / "train.txt")
     fold = {"train": Split(X, y, qid)}
     for name in SPLITS[1:]:
-        fold[name] = Split(*load_svmlight(path / f"{name}.txt", n_features=X.shape[1]))
+        X_split, y_split, qid_split, *_ = load_svmlight(path / f"{name}.txt",
+                                                        n_features=X.shape[1])
+        fold[name] = Split(X_split, y_split, qid_split)
     return fold
 
 
-def load_pool(paths):
+def load_pool(paths: Iterable[PathLike]) -> tuple[Split, np.ndarray]:
     """One Split of every document in ``paths`` (files, or LETOR folders: all splits of their
     first fold -- the same queries as every other fold; or one array folder, mapped), and the
     ids of its queries that have at least one relevant document (label > 0), in order of first
     appearance."""
-    paths = [Path(p) for p in paths]
-    if len(paths) == 1 and is_array_folder(paths[0]):
-        split = load_arrays(paths[0])[0]
+    given = [Path(p) for p in paths]
+    if len(given) == 1 and is_array_folder(given[0]):
+        split = load_arrays(given[0])[0]
         return Split(check_features(split.X), split.y, split.qid), _with_relevant(split)
-    files = []
-    for path in paths:
+    files: list[Path] = []
+    for path in given:
         if path.is_dir():
             first = next(iter(find_folds(path).values()))
             files += [first / f"{name}.txt" for name in SPLITS]
         else:
             files.append(path)
-    X, y, qid = load_svmlight(files)
+    X, y, qid, *_ = load_svmlight(files)
     split = Split(check_features(X), y, qid)
     return split, _with_relevant(split)
 

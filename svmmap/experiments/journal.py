@@ -29,36 +29,41 @@ at a time writes a journal: it holds an exclusive lock on the file (``flock``) w
 a second run on the same folder is refused with one line.
 """
 
+from __future__ import annotations
+
 import json
 import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..core import interrupts
 from ..errors import InputFormatError, SVMMapError
 
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory lock
-    fcntl = None
+if TYPE_CHECKING:
+    from ..core._typing import PathLike
+
+#: a unit's record, or an experiment's config: JSON values
+Record = dict[str, Any]
 
 
-def _normal(config):
+def _normal(config: Record) -> Record:
     """``config`` as it reads back from JSON (tuples become lists, keys strings)."""
     return json.loads(json.dumps(config))
 
 
-def _write(fd, data):
+def _write(fd: int, data: bytes) -> None:
     """Write all of ``data`` to the descriptor ``fd`` (os.write may write less)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
 
-def _encode(entry):
+def _encode(entry: Record) -> bytes:
     return (json.dumps(entry, allow_nan=True) + "\n").encode("utf-8")
 
 
-def read(path):
+def read(path: PathLike) -> tuple[Record | None, dict[str, Record], int]:
     """``(config, done, whole)`` of the journal at ``path``: the stored config (None for a
     file without a whole first line), ``{unit: record}`` and the length in bytes of its whole
     lines (what follows is a torn tail).  InputFormatError names the file and line of a bad
@@ -72,7 +77,8 @@ def read(path):
     except OSError as exc:
         raise InputFormatError(f"cannot read the journal: {exc.strerror}", path) from None
     whole = data.rfind(b"\n") + 1
-    config, done = None, {}
+    config: Record | None = None
+    done: dict[str, Record] = {}
     for lineno, line in enumerate(data[:whole].split(b"\n")[:-1], 1):
         try:
             entry = json.loads(line.decode("utf-8"))
@@ -105,12 +111,14 @@ class Journal:
     """The journal at ``path`` for an experiment with ``config`` (module docstring); a
     context manager (closing releases the lock)."""
 
-    def __init__(self, path, config, resume=False):
+    def __init__(self, path: PathLike, config: Record, resume: bool = False) -> None:
         self.path = Path(path)
         self.config = _normal(config)
-        self.done = {}
-        self._fd = None
-        stored, done, whole = None, {}, 0
+        self.done: dict[str, Record] = {}
+        self._fd: int | None = None
+        stored: Record | None = None
+        done: dict[str, Record] = {}
+        whole = 0
         if self.path.exists() or self.path.is_symlink():
             stored, done, whole = read(self.path)
             if done and not resume:
@@ -147,35 +155,45 @@ class Journal:
             self.close()
             raise
 
-    def _lock(self):
-        if fcntl is None:
+    def _lock(self) -> None:
+        if sys.platform == "win32":  # no advisory lock
             return
+        import fcntl
+
         try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(self._descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise SVMMapError(f"{self.path}: another run is writing this journal (it is "
                               "locked); wait for it to end, or choose another --out") from None
 
-    def _append(self, entry):
-        os.lseek(self._fd, 0, os.SEEK_END)
-        _write(self._fd, _encode(entry))
-        os.fsync(self._fd)
+    @property
+    def _descriptor(self) -> int:
+        """The journal file's descriptor, open until :meth:`close`."""
+        if self._fd is None:
+            raise SVMMapError(f"{self.path}: the journal is closed")
+        return self._fd
 
-    def add(self, unit, record):
+    def _append(self, entry: Record) -> None:
+        fd = self._descriptor
+        os.lseek(fd, 0, os.SEEK_END)
+        _write(fd, _encode(entry))
+        os.fsync(fd)
+
+    def add(self, unit: str, record: Record) -> None:
         """Append a finished unit (a string key and a JSON-able record), whole and durably;
         a stopping signal that arrives meanwhile acts after the write."""
         with interrupts.held():
             self._append({"unit": unit, "record": record})
             self.done[unit] = _normal(record)
 
-    def close(self):
+    def close(self) -> None:
         """Release the lock and the file (the records are on disk already)."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self):
+    def __enter__(self) -> Journal:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -27,6 +27,8 @@ local worker processes, ``--scheduler tcp://host:port`` on a Dask cluster's work
 reads the folds it needs itself, once); the tables are the same as one process's.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import shlex
@@ -34,24 +36,34 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from svmstruct_api.qp import QPError
-
 from .. import metrics
 from ..commands.common import ArgumentParser
-from ..core import interrupts
 from ..core.selection import select
 from ..data.atomic import write_text_atomically
-from ..errors import SVMMapError, error_line
+from ..errors import SVMMapError
 from ..metrics import interpolated_precision
 from . import registry, stats, tables
 from .datasets import find_folds, load_fold
+from .driver import Kept, add_run_options, run_command
 from .journal import Journal
 from .meter import Meter
-from .trials import add_parallel_options
 from .units import run_journaled
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from .datasets import Split
+    from .journal import Record
+    from .registry import Method
+
+    #: a result of run: {"data": ..., "methods": {name: {...}}, "seconds": ...} (JSON)
+    Results = dict[str, Any]
 
 CUTOFFS = (1, 3, 5, 10)
 MEASURES = ("MAP", *(f"NDCG@{k}" for k in CUTOFFS), *(f"P@{k}" for k in CUTOFFS))
@@ -64,7 +76,7 @@ JOURNAL = "letor.jsonl"
 NOT_BY_DEFAULT = ("svm-acc3", "svm-acc4")
 
 
-def run_unit(method, split):
+def run_unit(method: Method, split: dict[str, Split]) -> Record:
     """The JSON-able record of one method on one fold (``split``: its train / vali / test
     Splits): the chosen value, validation and test measures, time, failures, 11-point
     curve and per-query test AP."""
@@ -72,14 +84,14 @@ def run_unit(method, split):
     chosen = select(method, split["train"], split["vali"])
     scores = chosen.scores(test)
     row = metrics.evaluate(scores, test.y, test.qid, at=CUTOFFS)
-    ap = metrics.per_query("ap", scores, test.y, test.qid)
+    ap = stats.ap_by_query(scores, test)
     return {"grid": list(chosen.grid),
             "value": tables.format_value(chosen.value, method.param), "end": chosen.end,
             "vali_map": chosen.vali_map[chosen.value], "seconds": chosen.seconds,
             "failed": [value for value, _ in chosen.failed],
             **{m: float(row[m]) for m in MEASURES},
             "pr11": interpolated_precision(scores, test.y, test.qid).tolist(),
-            "ap": dict(zip(map(str, ap.ids.tolist()), ap.values.tolist()))}
+            "ap": {str(q): v for q, v in ap.items()}}
 
 
 @dataclass(frozen=True)
@@ -88,17 +100,18 @@ class LetorWork:
     (``((fold, path), ...)``), the method names and the ``--grid`` options; small and
     picklable.  A process reads each fold it needs once."""
 
-    folds: tuple
-    methods: tuple
-    grids: tuple = ()
+    folds: tuple[tuple[int, str], ...]
+    methods: tuple[str, ...]
+    grids: tuple[str, ...] = ()
 
-    def load(self):
+    def load(self) -> tuple[dict[str, Method], dict[str, dict[str, Split]]]:
         """(methods by name, folds read so far): the folds are read as units need them."""
         methods = registry.select_methods(list(self.methods),
                                           registry.parse_grids(list(self.grids)))
         return {m.name: m for m in methods}, {}
 
-    def run(self, state, key):
+    def run(self, state: tuple[dict[str, Method], dict[str, dict[str, Split]]],
+            key: str) -> Record:
         """The record of unit ``key``, ``"<fold>:<method>"``."""
         methods, splits = state
         fold, name = key.split(":", 1)
@@ -107,7 +120,9 @@ class LetorWork:
         return run_unit(methods[name], splits[fold])
 
 
-def run(work, journal=None, meter=None, log=None, jobs=1, scheduler=None, data=None):
+def run(work: LetorWork, journal: Journal | None = None, meter: Meter | None = None,
+        log: Callable[[str], object] | None = None, jobs: int = 1,
+        scheduler: str | None = None, data: str | None = None) -> Results:
     """Run the protocol ``work`` (a :class:`LetorWork`); returns a JSON-able dict (see
     :func:`render`; ``data`` names the data folder there).
 
@@ -118,13 +133,13 @@ def run(work, journal=None, meter=None, log=None, jobs=1, scheduler=None, data=N
     (:func:`.units.run_units`)."""
     state = work.load()
     methods = list(state[0].values())
-    results = {m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
-                        "per_query": {}}
-               for m in methods}
+    results: dict[str, dict[str, Any]] = {
+        m.name: {"label": m.label, "param": m.param, "grid": None, "folds": {},
+                 "per_query": {}} for m in methods}
     start = time.perf_counter()
     keys = [f"{fold}:{m.name}" for fold, _ in work.folds for m in methods]
 
-    def describe(key, record):
+    def describe(key: str, record: Record) -> str:
         fold, name = key.split(":", 1)
         return (f"Fold{fold} {state[0][name].label:<14} {record['value']:<12} vali MAP "
                 f"{record['vali_map']:.4f}  test MAP {record['MAP']:.4f}  "
@@ -158,7 +173,7 @@ def _comparisons(results):
             for name, m in methods.items() if name != REFERENCE}
 
 
-def render(results, command):
+def render(results: Results, command: str) -> tuple[str, str]:
     """Markdown and CSV text of a :func:`run` result."""
     methods = results["methods"]
     folds = sorted({f for m in methods.values() for f in m["folds"]})
@@ -203,7 +218,8 @@ def render(results, command):
     return md + "\n", tables.csv_text(header, rows)
 
 
-def parse_folds(text):
+def parse_folds(text: str | None) -> list[int] | None:
+    """``--folds``: ``"1,2"`` -> [1, 2]; None -> None (every fold)."""
     if text is None:
         return None
     try:
@@ -212,7 +228,9 @@ def parse_folds(text):
         raise SVMMapError(f"bad --folds {text!r}: expected e.g. 1,2") from None
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command (module docstring).  Ctrl-C / SIGTERM: one line on stderr and
+    SystemExit(130 / 143)."""
     parser = ArgumentParser(
         prog="python -m svmmap.experiments.letor",
         description="LETOR 5-fold protocol: hyper-parameters by validation MAP, test metrics "
@@ -226,54 +244,49 @@ def main(argv=None):
                         help="'v1,v2,...' for every C grid, or 'method=v1,v2,...' (repeatable)")
     parser.add_argument("--folds", default=None, help="e.g. 1,2 (default: all)")
     parser.add_argument("--out", required=True, help="output folder")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the interrupted run kept in --out (letor.jsonl): its "
-                             "finished fold-method pairs are read back, the others are run")
-    add_parallel_options(parser)
+    add_run_options(parser, "continue the interrupted run kept in --out (letor.jsonl): its "
+                            "finished fold-method pairs are read back, the others are run")
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.letor " + shlex.join(
         sys.argv[1:] if argv is None else argv)
-    journal, meter, total = None, None, 0
+    print(run_command(parser, lambda kept: _letor(args, command, kept),
+                      Kept("fold-method runs")))
+
+
+def _letor(args: argparse.Namespace, command: str, kept: Kept) -> str:
+    """The run of :func:`main`: every fold-method pair (those ``--resume`` finds in the
+    journal read back), then the tables written; returns the markdown.  ``kept``: the
+    journal once open, and the number of pairs."""
+    # before the run (hours of work), not after it
+    tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
+    methods = registry.select_methods(registry.parse_names(args.methods),
+                                      registry.parse_grids(args.grid),
+                                      exclude=NOT_BY_DEFAULT)
+    folds = find_folds(args.data, parse_folds(args.folds))
+    work = LetorWork(tuple((f, str(path)) for f, path in folds.items()),
+                     tuple(m.name for m in methods), tuple(args.grid or ()))
+    config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
+              "methods": [m.name for m in methods], "grid": args.grid or [],
+              "folds": list(folds), "svm": registry.SVM_SETTINGS}
+    journal = kept.journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+    kept.total = len(folds) * len(methods)
+    meter = None if args.quiet else Meter(kept.total, len(journal.done), label="runs",
+                                          workers=args.jobs)
     try:
-        with interrupts.handled():
-            # before the run (hours of work), not after it
-            tables.check_out_folder(args.out, ("letor.md", "letor.csv", "letor.json"))
-            methods = registry.select_methods(registry.parse_names(args.methods),
-                                              registry.parse_grids(args.grid),
-                                              exclude=NOT_BY_DEFAULT)
-            folds = find_folds(args.data, parse_folds(args.folds))
-            work = LetorWork(tuple((f, str(path)) for f, path in folds.items()),
-                             tuple(m.name for m in methods), tuple(args.grid or ()))
-            config = {"protocol": "letor", "data": str(Path(args.data).resolve()),
-                      "methods": [m.name for m in methods], "grid": args.grid or [],
-                      "folds": list(folds), "svm": registry.SVM_SETTINGS}
-            journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
-            total = len(folds) * len(methods)
-            meter = None if args.quiet else Meter(total, len(journal.done), label="runs",
-                                                  workers=args.jobs)
-            try:
-                results = run(work, journal=journal, meter=meter, jobs=args.jobs,
-                              scheduler=args.scheduler, data=args.data)
-            finally:
-                journal.close()
-                if meter is not None:
-                    meter.close()
-            md, csv = render(results, command)
-            out = Path(args.out)
-            out.mkdir(parents=True, exist_ok=True)
-            write_text_atomically(out / "letor.md", md)
-            write_text_atomically(out / "letor.csv", csv)
-            write_text_atomically(out / "letor.json",
-                                  json.dumps({"command": command, **results}, indent=1))
-    except (SVMMapError, QPError, OSError) as err:
-        parser.exit(1, f"error: {error_line(err)}\n")
-    except KeyboardInterrupt:
-        kept = None if journal is None else (
-            f"{len(journal.done)} of {total} fold-method runs are kept in {journal.path}; "
-            "rerun the command with --resume to continue")
-        parser.exit(interrupts.stopped(parser.prog, kept))
-    print(md)
+        results = run(work, journal=journal, meter=meter, jobs=args.jobs,
+                      scheduler=args.scheduler, data=args.data)
+    finally:
+        journal.close()
+        if meter is not None:
+            meter.close()
+    md, csv = render(results, command)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(out / "letor.md", md)
+    write_text_atomically(out / "letor.csv", csv)
+    write_text_atomically(out / "letor.json",
+                          json.dumps({"command": command, **results}, indent=1))
+    return md
 
 
 if __name__ == "__main__":

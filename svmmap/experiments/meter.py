@@ -18,17 +18,24 @@ total of all of them, and each run adds the units it takes from its journal
 (:meth:`Meter.restored`).
 """
 
+from __future__ import annotations
+
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from ..core.progress import _duration
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 class Meter:
     """Counts ``total`` units of which ``done`` are finished already, run ``workers`` at a
     time; :meth:`step` after each unit this session finishes."""
 
-    def __init__(self, total, done=0, stream=None, tty=None, label="trials", workers=1):
+    def __init__(self, total: int, done: int = 0, stream: TextIO | None = None,
+                 tty: bool | None = None, label: str = "trials", workers: int = 1) -> None:
         self.total, self.done = total, done
         self.workers = workers
         self.stream = sys.stdout if stream is None else stream
@@ -44,14 +51,14 @@ class Meter:
                              label.endswith("s") else label, desc=label, file=sys.stderr,
                              leave=False, mininterval=0)  # units take minutes: draw each
 
-    def restored(self, units):
+    def restored(self, units: int) -> None:
         """``units`` more are finished already (taken from a journal): counted done, not
         timed."""
         self.done += units
         if self._bar is not None:
             self._bar.update(units)
 
-    def seconds_left(self):
+    def seconds_left(self) -> float | None:
         """Estimated seconds until every unit is done; None before the first unit."""
         if self._session == 0:
             return None
@@ -60,7 +67,7 @@ class Meter:
         finished = max(self._session, min(self.workers, self._session + left))
         return elapsed / finished * left
 
-    def step(self, line):
+    def step(self, line: str) -> None:
         """One more unit finished; ``line`` says what it gave."""
         self.done += 1
         self._session += 1
@@ -72,6 +79,7 @@ class Meter:
         print(f"{line}  [{self.done}/{self.total}, {elapsed} elapsed, "
               f"~{_duration(self.seconds_left())} left]", file=self.stream, flush=True)
 
-    def close(self):
+    def close(self) -> None:
+        """Remove the bar from the terminal (no-op without one)."""
         if self._bar is not None:
             self._bar.close()

@@ -10,9 +10,12 @@ reads ``letor.json`` or ``trials.json`` from DIR (written by :mod:`.letor` / :mo
 and writes ``ap_scatter_<baseline>.png`` and ``precision_recall.png`` there.
 """
 
+from __future__ import annotations
+
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +23,11 @@ from ..commands.common import ArgumentParser
 from ..commands.console import print_output
 from ..errors import SVMMapError
 from ..metrics import RECALL_LEVELS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from ..core._typing import PathLike, Vector
 
 
 def _pyplot():
@@ -34,16 +42,17 @@ def _pyplot():
     return plt
 
 
-def ap_scatter(path, ap_map, ap_other, label_other, title="", measure="AP"):
+def ap_scatter(path: PathLike, ap_map: Vector, ap_other: Vector, label_other: str,
+               title: str = "", measure: str = "AP") -> None:
     """Scatter of a per-query measure (``measure``: "AP", or e.g. "AP summed over 50 trials"),
     SVM-MAP (y) against ``label_other`` (x); saves a PNG."""
     plt = _pyplot()
-    ap_map, ap_other = np.asarray(ap_map), np.asarray(ap_other)
-    top = max(1.0, float(np.max(ap_map, initial=0)), float(np.max(ap_other, initial=0)))
+    ours, theirs = np.asarray(ap_map), np.asarray(ap_other)
+    top = max(1.0, float(np.max(ours, initial=0)), float(np.max(theirs, initial=0)))
     fig, ax = plt.subplots(figsize=(5, 5), dpi=120)
     ax.plot([0, top], [0, top], color="0.6", linewidth=1, zorder=1)
-    ax.scatter(ap_other, ap_map, s=14, alpha=0.7, edgecolors="none", zorder=2)
-    wins, losses = int((ap_map > ap_other).sum()), int((ap_map < ap_other).sum())
+    ax.scatter(theirs, ours, s=14, alpha=0.7, edgecolors="none", zorder=2)
+    wins, losses = int((ours > theirs).sum()), int((ours < theirs).sum())
     ax.set(xlim=(0, top), ylim=(0, top), aspect="equal", xlabel=f"{label_other}: {measure}",
            ylabel=f"SVM-MAP: {measure}",
            title=f"{title}\nper query: SVM-MAP above the diagonal {wins}, below {losses}")
@@ -53,7 +62,7 @@ def ap_scatter(path, ap_map, ap_other, label_other, title="", measure="AP"):
     plt.close(fig)
 
 
-def pr_curves(path, curves, title=""):
+def pr_curves(path: PathLike, curves: Mapping[str, Sequence[float]], title: str = "") -> None:
     """Mean interpolated precision at recall 0, 0.1, ..., 1 of each method
     (``{label: 11 values}``); saves a PNG."""
     plt = _pyplot()
@@ -69,7 +78,7 @@ def pr_curves(path, curves, title=""):
     plt.close(fig)
 
 
-def describe(results, source):
+def describe(results: Mapping[str, Any], source: str) -> tuple[str, str]:
     """(title, per-query measure) of a letor.json / trials.json result: the data set, which
     test queries (folds, or trials of the train/vali/test sizes) and the convention."""
     data = Path(str(results["data"]).split()[0]).name
@@ -109,7 +118,7 @@ def _read_results(path):
                           f"or .trials ({what})") from None
 
 
-def plot_results(folder, baselines=None):
+def plot_results(folder: PathLike, baselines: Iterable[str] | None = None) -> list[Path]:
     """Draw the figures of a letor/trials result folder; returns the written paths."""
     folder = Path(folder)
     found = [folder / name for name in ("letor.json", "trials.json") if (folder / name).exists()]
@@ -136,7 +145,8 @@ def plot_results(folder, baselines=None):
     return written
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command (module docstring); its exit status."""
     parser = ArgumentParser(prog="python -m svmmap.experiments.plots",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True, help="output folder of letor or trials")

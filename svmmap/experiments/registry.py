@@ -11,15 +11,45 @@ Adding a method is one entry in :data:`CANDIDATES`: a function returning a :clas
 or ``None`` when its code is not available.
 """
 
+from __future__ import annotations
+
 import importlib
 import inspect
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, Union, cast
 
 import numpy as np
 
 from ..core import measures
 from ..core.collection import check_features
 from ..errors import SVMMapError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+
+    from ..core._typing import FloatArray, Matrix, Vector
+
+#: a hyper-parameter value: C, a number of rounds or epochs, a feature's column
+Value = Union[float, int]
+#: a method's grid: its values, or grid(n_features) -> its values
+Grid = Union["Sequence[Value]", "Callable[[int], Iterable[Value]]"]
+
+
+class Ranker(Protocol):
+    """What an experiment trains and scores: scikit-learn's fit, and a score per row."""
+
+    def fit(self, X: Matrix, y: Vector, qid: Vector) -> Ranker:
+        """Train on the documents ``X`` with labels ``y`` in queries ``qid``; ``self``."""
+
+    def decision_function(self, X: Matrix) -> FloatArray:
+        """One score per row of ``X`` (higher ranks first)."""
+
+
+class Tunable(Ranker, Protocol):
+    """A Ranker whose parameters can be set (a scikit-learn estimator: the SVMs)."""
+
+    def set_params(self, **params: Any) -> Tunable:
+        """``self`` with ``params`` set."""
 
 #: Default C grid of the structural SVMs (C is divided by the number of training queries, see
 #: :class:`svmmap.SVMMap`): every power of ten from 1e-5 to 1e3, the paper's "wide range".
@@ -32,7 +62,7 @@ ROUNDS_GRID = (10, 50, 100, 200, 500)
 #: Default number-of-epochs grid of PRank.
 EPOCHS_GRID = (1, 5, 10, 20, 50)
 #: Cutting-plane settings of every SVM in the experiments (1-slack, epsilon 1e-3).
-SVM_SETTINGS = {"epsilon": 1e-3, "algorithm": "1-slack"}
+SVM_SETTINGS: dict[str, Any] = {"epsilon": 1e-3, "algorithm": "1-slack"}
 
 
 @dataclass(frozen=True)
@@ -48,21 +78,23 @@ class Method:
 
     name: str
     label: str
-    factory: object
-    grid: object
+    factory: Callable[[Any], Ranker]
+    grid: Grid
     param: str
     measure: str = "map"
 
-    def grid_for(self, n_features):
+    def grid_for(self, n_features: int) -> list[Value]:
+        """The grid's values for data of ``n_features`` columns."""
         return list(self.grid(n_features) if callable(self.grid) else self.grid)
 
-    def with_grid(self, grid):
+    def with_grid(self, grid: Iterable[Value]) -> Method:
+        """This method with the values ``grid`` (``--grid``)."""
         return Method(self.name, self.label, self.factory, tuple(grid), self.param,
                       self.measure)
 
-    def with_params(self, **params):
+    def with_params(self, **params: Any) -> Method:
         """This method with ``params`` set on every estimator its factory makes."""
-        factory = self.factory
+        factory = cast("Callable[[Value], Tunable]", self.factory)
         return Method(self.name, self.label, lambda value: factory(value).set_params(**params),
                       self.grid, self.param, self.measure)
 
@@ -74,16 +106,18 @@ class SingleFeature:
     "best single feature" baseline.
     """
 
-    def __init__(self, feature=0):
+    def __init__(self, feature: int = 0) -> None:
         self.feature = feature
 
-    def fit(self, X, y, qid):
+    def fit(self, X: Matrix, y: Vector, qid: Vector) -> SingleFeature:
+        """Learn nothing but the number of features; ``self``."""
         self.n_features_in_ = check_features(X).shape[1]
         return self
 
-    def decision_function(self, X):
-        X = check_features(X)
-        column = X[:, self.feature]
+    def decision_function(self, X: Matrix) -> FloatArray:
+        """The feature's column of ``X``."""
+        checked = check_features(X)
+        column = checked[:, self.feature]
         return np.asarray(column.toarray() if hasattr(column, "toarray") else column).ravel()
 
 
@@ -117,7 +151,8 @@ def _svm(name, label, loss, n_bins, per_query=None, **extra):
     return Method(name, label, factory, C_GRID, "C", measure)
 
 
-def _external(name, label, module, cls, param_names, grid, param, **fixed):
+def _external(name: str, label: str, module: str, cls: str, param_names: Sequence[str],
+              grid: Grid, param: str, **fixed: Any) -> Method | None:
     """An estimator class ``module.cls`` whose hyper-parameter is the first of
     ``param_names`` its constructor accepts (``fixed``: further constructor arguments);
     None if the module or class is missing."""
@@ -132,7 +167,7 @@ def _external(name, label, module, cls, param_names, grid, param, **fixed):
     return Method(name, label, lambda value: klass(**fixed, **{keyword: value}), grid, param)
 
 
-def _best_feature():
+def _best_feature() -> Method:
     return Method("best-feature", "Best feature", SingleFeature,
                   lambda n_features: range(n_features), "feature")
 
@@ -171,7 +206,7 @@ CANDIDATES = {
 MEASURE_CUTOFF = 10
 
 
-def _measure_losses():
+def _measure_losses() -> Iterator[str]:
     """The loss names of the measures beyond MAP (issue 17): every measure of svmmap.core.measures
     that svmmap.core.plugins.MeasurePlugin optimises, at MEASURE_CUTOFF where it takes a cutoff
     and over the whole ranking where it may go without (ndcg@10 and ndcg)."""
@@ -184,7 +219,7 @@ def _measure_losses():
                 yield measure.name
 
 
-def _measure_candidate(loss):
+def _measure_candidate(loss: str) -> Callable[[int | None], Method | None]:
     base, k = measures.parse_loss(loss)
     return lambda n_bins: _svm(f"svm-{loss}", f"SVM-{measures.label(base, k)}", loss, n_bins)
 
@@ -195,16 +230,16 @@ ON_REQUEST = tuple(f"svm-{loss}" for loss in _measure_losses())
 CANDIDATES.update({f"svm-{loss}": _measure_candidate(loss) for loss in _measure_losses()})
 
 
-def available_methods(n_bins=None):
+def available_methods(n_bins: int | None = None) -> dict[str, Method]:
     """All methods importable here, in table order: ``{name: Method}``."""
     found = {name: make(n_bins) for name, make in CANDIDATES.items()}
     return {name: method for name, method in found.items() if method is not None}
 
 
-def parse_grids(specs):
+def parse_grids(specs: Iterable[str] | None) -> dict[str, list[Value]]:
     """Parse ``--grid`` options: ``"0.1,1,10"`` (every method whose parameter is C) or
     ``"name=v1,v2"`` (one method).  Returns ``{name or "C": [values]}``."""
-    grids = {}
+    grids: dict[str, list[Value]] = {}
     for spec in specs or ():
         key, _, values = spec.rpartition("=")
         try:
@@ -217,12 +252,14 @@ def parse_grids(specs):
     return grids
 
 
-def _number(text):
+def _number(text: str) -> Value:
     value = float(text)
     return int(value) if value.is_integer() and "." not in text and "e" not in text else value
 
 
-def select_methods(names=None, grids=None, n_bins=None, exclude=()):
+def select_methods(names: Iterable[str] | None = None,
+                   grids: dict[str, list[Value]] | None = None, n_bins: int | None = None,
+                   exclude: Collection[str] = ()) -> list[Method]:
     """The requested methods (default: all available but ``exclude`` and ON_REQUEST) with
     ``--grid``
     overrides applied.
@@ -258,7 +295,8 @@ def select_methods(names=None, grids=None, n_bins=None, exclude=()):
     return methods
 
 
-def configure_svms(methods, per_query=None, spacing=None, **settings):
+def configure_svms(methods: Iterable[Method], per_query: str | None = None,
+                   spacing: str | None = None, **settings: Any) -> list[Method]:
     """``methods`` with ``settings`` (SVMMap parameters such as ``epsilon`` or ``algorithm``)
     applied to every structural SVM (hyper-parameter C), and with ``per_query``
     (``"percentile"`` or ``"minmax"``, see :mod:`svmmap.features`) or the thresholds'
@@ -282,7 +320,7 @@ def configure_svms(methods, per_query=None, spacing=None, **settings):
     return configured
 
 
-def parse_names(text):
+def parse_names(text: str | None) -> list[str] | None:
     """``"svm-map,svm-roc"`` -> list of names; None or ``"all"`` -> None (all available)."""
     if text is None or text.strip().lower() == "all":
         return None

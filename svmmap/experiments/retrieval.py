@@ -36,13 +36,25 @@ Families (:data:`MODELS` lists the runs made with each; ``ln`` natural, ``log2``
 * ``f2exp`` (axiomatic, Fang & Zhai 2005): sum_t qtf ((N + 1) / df)^k tf / (tf + s + s dl / avgdl).
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SVMMapError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
+
+    from ..core._typing import FloatArray, IntArray
+
+    #: a query or document as its index terms
+    Terms = Sequence[str]
 
 
 class Index:
@@ -52,7 +64,7 @@ class Index:
     ``tokens``: the documents' term lists (for ``bm25s``).
     """
 
-    def __init__(self, documents):
+    def __init__(self, documents: Iterable[Iterable[str]]) -> None:
         """``documents``: a list of term lists."""
         self.tokens = [list(d) for d in documents]
         lengths = np.fromiter(map(len, self.tokens), dtype=np.intp, count=len(self.tokens))
@@ -72,7 +84,7 @@ class Index:
         self.cf = np.asarray(self.tf.sum(axis=0)).ravel()
         self.p = self.cf / self.cf.sum()
 
-    def queries(self, queries):
+    def queries(self, queries: Sequence[Terms]) -> sp.csr_matrix:
         """CSR (n queries x V) of the query term counts (out-of-vocabulary terms dropped)."""
         known = [[self.vocabulary[t] for t in terms if t in self.vocabulary]
                  for terms in queries]
@@ -83,18 +95,18 @@ class Index:
         Q.sum_duplicates()
         return Q
 
-    def matches(self, Q):
+    def matches(self, Q: sp.csr_matrix) -> np.ndarray:
         """Dense bool (queries x documents): the document contains a query term."""
         product = (Q > 0).astype(np.float64) @ (self.tf > 0).astype(np.float64).T
         return product.toarray() > 0
 
-    def with_values(self, values):
+    def with_values(self, values: FloatArray) -> sp.csr_matrix:
         """A CSR matrix with the sparsity of ``tf`` and the given data (aligned with
         ``tf.data``)."""
         return sp.csr_matrix((values, self.tf.indices, self.tf.indptr), shape=self.tf.shape)
 
     @property
-    def rows_of_data(self):
+    def rows_of_data(self) -> IntArray:
         """The document of every stored entry of ``tf``."""
         return np.repeat(np.arange(self.n_documents), np.diff(self.tf.indptr))
 
@@ -148,7 +160,7 @@ def _smart_weights(counts, letters, index, slope=0.2, pivot=None):
     return W
 
 
-def smart(index, Q, scheme):
+def smart(index: Index, Q: sp.csr_matrix, scheme: str) -> FloatArray:
     """SMART ``ddd.qqq`` scores (module docstring), e.g. ``scheme="lnc.ltc"``."""
     document, query = scheme.split(".")
     pivot = np.diff(index.tf.indptr).mean()
@@ -165,7 +177,7 @@ def _query_constant(Q, per_term):
     return np.asarray(Q @ per_term).ravel()
 
 
-def dirichlet(index, Q, mu):
+def dirichlet(index: Index, Q: sp.csr_matrix, mu: float) -> FloatArray:
     """Query log-likelihood with Dirichlet smoothing (module docstring)."""
     tf, terms = index.tf.data, index.tf.indices
     sparse = _term_sum(index, Q, np.log1p(tf / (mu * index.p[terms])))
@@ -174,7 +186,7 @@ def dirichlet(index, Q, mu):
     return sparse + np.outer(q_len, length) + _query_constant(Q, np.log(index.p))[:, None]
 
 
-def jelinek_mercer(index, Q, lam):
+def jelinek_mercer(index: Index, Q: sp.csr_matrix, lam: float) -> FloatArray:
     """Query log-likelihood with Jelinek-Mercer smoothing (module docstring)."""
     tf, terms = index.tf.data, index.tf.indices
     dl = index.dl[index.rows_of_data]
@@ -185,7 +197,7 @@ def jelinek_mercer(index, Q, lam):
 # -- divergence from randomness and axiomatic ----------------------------------------------
 
 
-def pl2(index, Q, c):
+def pl2(index: Index, Q: sp.csr_matrix, c: float) -> FloatArray:
     """PL2 (module docstring)."""
     tf, terms = index.tf.data, index.tf.indices
     dl = index.dl[index.rows_of_data]
@@ -196,7 +208,7 @@ def pl2(index, Q, c):
     return _term_sum(index, Q, w)
 
 
-def dph(index, Q):
+def dph(index: Index, Q: sp.csr_matrix) -> FloatArray:
     """DPH (module docstring)."""
     tf, terms = index.tf.data, index.tf.indices
     dl = index.dl[index.rows_of_data]
@@ -210,7 +222,7 @@ def dph(index, Q):
     return _term_sum(index, Q, w)
 
 
-def f2exp(index, Q, s=0.5, k=0.35):
+def f2exp(index: Index, Q: sp.csr_matrix, s: float = 0.5, k: float = 0.35) -> FloatArray:
     """F2EXP (module docstring)."""
     tf, terms = index.tf.data, index.tf.indices
     dl = index.dl[index.rows_of_data]
@@ -221,7 +233,8 @@ def f2exp(index, Q, s=0.5, k=0.35):
 # -- BM25 by bm25s ---------------------------------------------------------------------------
 
 
-def bm25(index, queries, k1, b, method="lucene"):
+def bm25(index: Index, queries: Sequence[Terms], k1: float, b: float,
+         method: str = "lucene") -> FloatArray:
     """BM25 scores by ``bm25s`` (module docstring); ``queries``: term lists."""
     try:
         import bm25s
@@ -244,17 +257,21 @@ class Model:
 
     name: str
     family: str
-    params: tuple = ()
+    params: tuple[tuple[str, float | str], ...] = ()
 
-    def scores(self, index, queries, Q):
+    def scores(self, index: Index, queries: Sequence[Terms], Q: sp.csr_matrix) -> FloatArray:
         """Dense (queries x documents) scores; ``queries`` the term lists, ``Q`` their
         :meth:`Index.queries` matrix."""
-        params = dict(self.params)
+        params: dict[str, Any] = dict(self.params)  # each family's own parameters
         if self.family == "bm25":
             return bm25(index, queries, **params)
-        function = {"smart": smart, "dirichlet": dirichlet, "jelinek-mercer": jelinek_mercer,
-                    "pl2": pl2, "dph": dph, "f2exp": f2exp}[self.family]
-        return function(index, Q, **params)
+        return _FAMILIES[self.family](index, Q, **params)
+
+
+#: the families but bm25, scores(index, Q, **params)
+_FAMILIES: dict[str, Callable[..., FloatArray]] = {
+    "smart": smart, "dirichlet": dirichlet, "jelinek-mercer": jelinek_mercer, "pl2": pl2,
+    "dph": dph, "f2exp": f2exp}
 
 
 def _bm25(k1, b, method="lucene"):

@@ -32,11 +32,24 @@ decimal integers without leading zeros (``"01"`` -> ``"1"``).  A line that does 
 raises :class:`~svmmap.errors.InputFormatError` naming the file and line.
 """
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from ..core._typing import PathLike
+
+    #: a record of a SMART file: (id, {field letter: text})
+    Record = tuple[str, dict[str, str]]
+    #: relevance judgments: {query: {document: relevance}}
+    Qrels = dict[str, dict[str, int]]
 
 _FIELD = re.compile(r"^\.([A-Z])\s*$")
 _RECORD = re.compile(r"^\.I\s+(\S+)\s*$")
@@ -58,14 +71,16 @@ def _number(text, path, lineno, what):
         raise InputFormatError(f"{what} {text!r} is not an integer", path, lineno) from None
 
 
-def read_smart(path):
+def read_smart(path: PathLike) -> list[Record]:
     """``[(id, {field letter: text})]`` of a SMART file, in file order.
 
     Ids are normalised (``"001"`` -> ``"1"``); a field's lines are joined with newlines.
     Errors: text before the first ``.I`` line, a non-integer id, an id given twice.
     """
-    records, seen = [], set()
-    fields, current = None, None
+    records: list[tuple[str, dict[str, list[str]]]] = []
+    seen: set[str] = set()
+    fields: dict[str, list[str]] | None = None
+    current: str | None = None
     for lineno, line in enumerate(_read_text(path).splitlines(), 1):
         record = _RECORD.match(line)
         if record:
@@ -90,13 +105,13 @@ def read_smart(path):
     return [(ident, {k: "\n".join(v) for k, v in f.items()}) for ident, f in records]
 
 
-def read_qrels(path, grades="binary"):
+def read_qrels(path: PathLike, grades: str = "binary") -> Qrels:
     """``{query: {doc: relevance}}`` of a SMART-era relevance file (module docstring).
 
     ``grades``: ``"binary"`` (every listed pair has relevance 1; extra columns ignored) or
     ``"cranfield"`` (third column Cleverdon's code: 1..4 -> 5 - code, -1 -> 0).
     """
-    qrels = {}
+    qrels: Qrels = {}
     for lineno, line in enumerate(_read_text(path).splitlines(), 1):
         fields = line.split()
         if not fields:
@@ -135,11 +150,11 @@ class Spec:
     documents: str
     queries: str
     qrels: str
-    document_fields: tuple = ("T", "W")
-    query_fields: tuple = ("W",)
+    document_fields: tuple[str, ...] = ("T", "W")
+    query_fields: tuple[str, ...] = ("W",)
     renumber_queries: bool = False
-    max_document: int = None
-    max_query: int = None
+    max_document: int | None = None
+    max_query: int | None = None
     grades: str = "binary"
 
 
@@ -159,24 +174,23 @@ class Collection:
     ``qrels`` as ``{query: {doc: relevance}}``."""
 
     name: str
-    documents: dict
-    queries: dict
-    qrels: dict
+    documents: dict[str, str]
+    queries: dict[str, str]
+    qrels: Qrels
 
 
-def _texts(records, fields):
+def _texts(records: Iterable[Record], fields: Sequence[str]) -> dict[str, str]:
     return {ident: "\n".join(f[k] for k in fields if k in f) for ident, f in records}
 
 
-def load(spec, folder):
+def load(spec: Spec | str, folder: PathLike) -> Collection:
     """The :class:`Collection` of ``spec`` (a :class:`Spec` or a name of
     :data:`COLLECTIONS`) from ``folder``.
 
     Errors: a judged query missing from the queries file, a judged document missing from the
     documents.
     """
-    if isinstance(spec, str):
-        spec = COLLECTIONS[spec]
+    spec = COLLECTIONS[spec] if isinstance(spec, str) else spec
     folder = Path(folder)
     records = read_smart(folder / spec.documents)
     if spec.max_document is not None:

@@ -9,9 +9,15 @@ one-character tokens, stem.
   ``pip install 'svmmap[experiments]'``), imported when the first text is analysed.
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 from ..errors import SVMMapError
 
@@ -21,7 +27,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 class Analyzer:
     """``analyze(text) -> [term]``: the terms of one text, in text order (module docstring)."""
 
-    def __init__(self, stop_words=ENGLISH_STOP_WORDS):
+    def __init__(self, stop_words: Iterable[str] = ENGLISH_STOP_WORDS) -> None:
         self.stop_words = frozenset(stop_words)
         self._stemmer = None
 
@@ -35,7 +41,8 @@ class Analyzer:
             self._stemmer = Stemmer.Stemmer("english")
         return self._stemmer.stemWords(tokens)
 
-    def analyze(self, text):
+    def analyze(self, text: str) -> list[str]:
+        """The terms of ``text``, in text order (module docstring)."""
         tokens = [t for t in _TOKEN.findall(text.lower())
                   if len(t) > 1 and t not in self.stop_words]
         return self._stem(tokens)

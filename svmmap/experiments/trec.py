@@ -29,8 +29,11 @@ per retrieved document plus the data set itself (TREC-9's 92 automatic runs: 0.9
         [--tag svmmap]
 """
 
+from __future__ import annotations
+
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +44,16 @@ from ..data.atomic import OutputKind, check_output, first_tokens
 from ..data.io import dump_svmlight, input_files, load_svmlight
 from ..data.trec_run import RUN_FILE, write_run
 from ..errors import InputFormatError, SVMMapError, error_line
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable, Sequence
+
+    from ..core._typing import PathLike
+
+    #: relevance judgments or a run's scores: {qid: {docno: value}}
+    Judged = dict[str, dict[str, float]]
+    #: what build and RunSet.data_set return: (X, y, qid, docnos, tags)
+    DataSet = tuple[np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]
 
 
 def _text(path):
@@ -92,13 +105,14 @@ def _check_topic(topic, path, lineno):
                                "holds ':' or '#')", path, lineno)
 
 
-def read_run(path):
+def read_run(path: PathLike) -> tuple[str, Judged]:
     """``(tag, {qid: {docno: score}})`` of a TREC run file.
 
     The tag is the last field of the first line.  Errors: a line without 6 fields, a
     non-numeric score, a docno repeated within a query.
     """
-    run, tag = defaultdict(dict), None
+    run: defaultdict[str, dict[str, float]] = defaultdict(dict)
+    tag: str | None = None
     for lineno, fields in _lines(path):
         if len(fields) != 6:
             raise InputFormatError(f"expected 6 fields 'qid Q0 docno rank score tag', got "
@@ -121,7 +135,7 @@ def read_run(path):
     return tag, dict(run)
 
 
-def run_tag(path):
+def run_tag(path: PathLike) -> str:
     """The tag of a run file: the last field of its first non-blank line."""
     for lineno, fields in _lines(path):
         if len(fields) != 6:
@@ -131,9 +145,9 @@ def run_tag(path):
     raise InputFormatError("empty run file", path)
 
 
-def read_qrels(path):
+def read_qrels(path: PathLike) -> Judged:
     """``{qid: {docno: relevance}}`` of a TREC qrels file (``qid iteration docno rel``)."""
-    qrels = defaultdict(dict)
+    qrels: defaultdict[str, dict[str, float]] = defaultdict(dict)
     for lineno, fields in _lines(path):
         if len(fields) != 4:
             raise InputFormatError(f"expected 4 fields 'qid iteration docno rel', got "
@@ -158,7 +172,7 @@ def _top(ranking, depth):
     return dict(ordered[:depth])
 
 
-def unretrieved_score(scores):
+def unretrieved_score(scores: np.ndarray) -> float:
     """The score a base function gives a document it did not return for a query: **the
     lowest score it gave that query minus 1** (0 when it returned nothing for the query) --
     below every score it gave, hence below every threshold that a binned feature map fits on
@@ -178,7 +192,8 @@ class RunSet:
     the order read.
     """
 
-    def __init__(self, run_paths, qrels_path, depth=1000):
+    def __init__(self, run_paths: Iterable[PathLike], qrels_path: PathLike,
+                 depth: int = 1000) -> None:
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
             raise SVMMapError(f"depth must be a positive integer, got {depth!r}")
         from .classic import run_map
@@ -187,8 +202,12 @@ class RunSet:
         self.qrels_path = qrels_path
         self.queries = list(self.qrels)
         position = {q: i for i, q in enumerate(self.queries)}
-        self.pools = [{} for _ in self.queries]      # docno -> index, per judged query
-        self.tags, self.paths, self.maps, self._entries = [], [], [], []
+        self.pools: list[dict[str, int]] = [{} for _ in self.queries]  # docno -> index
+        self.tags: list[str] = []
+        self.paths: list[Path] = []
+        self.maps: list[float] = []
+        #: per run: {judged query's position: (pool indices, scores)}
+        self._entries: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
         for path in run_paths:
             tag, run = read_run(path)
             ranked, entries = {}, {}
@@ -207,7 +226,7 @@ class RunSet:
             self.paths.append(Path(path))
             self._entries.append(entries)
 
-    def data_set(self, runs=None):
+    def data_set(self, runs: Iterable[int] | None = None) -> DataSet:
         """``(X, y, qid, docnos, tags)`` of the runs numbered ``runs`` (default: all), as
         :func:`build` describes: documents of a query in order of first retrieval over these
         runs, queries in qrels order (those no run retrieved left out), X dense float64
@@ -253,7 +272,8 @@ class RunSet:
         return X, y, np.array(qid), docnos, [self.tags[r] for r in runs]
 
 
-def build(run_paths, qrels_path, depth=1000, drop=()):
+def build(run_paths: Iterable[PathLike], qrels_path: PathLike, depth: int = 1000,
+          drop: Collection[str] = ()) -> DataSet:
     """The data set of the module docstring: ``(X, y, qid, docnos, tags)``.
 
     ``X`` is dense (documents x runs), rows grouped by query (queries in qrels file order,
@@ -323,7 +343,9 @@ def _run_command(args):
     print(f"{args.out}: {len(np.unique(qid))} queries")
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command (module docstring): ``build`` or ``run``.  Ctrl-C / SIGTERM: one line on
+    stderr and SystemExit(130 / 143)."""
     parser = ArgumentParser(prog="python -m svmmap.experiments.trec",
                                      description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -357,7 +379,6 @@ def main(argv=None):
         parser.exit(1, f"{parser.prog}: error: {error_line(err)}\n")
     except KeyboardInterrupt:
         parser.exit(interrupts.exit_status(), interrupts.message(parser.prog) + "\n")
-
 
 
 if __name__ == "__main__":

@@ -35,9 +35,12 @@ Each protocol run keeps its finished trials in ``OUT/<data set>/``; ``--resume``
 interrupted command (the data sets already written are reused when they hold the same runs).
 """
 
+from __future__ import annotations
+
 import csv
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..commands.common import ArgumentParser, positive_int
 from ..core import interrupts
@@ -46,6 +49,11 @@ from ..errors import InputFormatError, SVMMapError, error_line
 from . import tables, trec, trials
 from .datasets import is_array_folder, load_arrays, save_arrays
 from .meter import Meter
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..core._typing import PathLike
 
 #: the paper's rows: SVM-MAP against SVM-ROC and the accuracy SVMs
 PAPER_METHODS = "svm-map,svm-roc,svm-acc,svm-acc2,svm-acc3,svm-acc4"
@@ -64,28 +72,29 @@ TITLE_ONLY = (
      "narrative)", re.compile(r"(?<![td])t\d?N?$")),
 )
 #: the --select filters: run-list columns and their values, and the tag rule
-SELECTIONS = {"automatic": ("type", "automatic"), "manual": ("type", "manual"),
-              "content-only": ("task", "content-only"),
-              "content-link": ("task", "content-link"), "not-title-only": None}
+SELECTIONS: dict[str, tuple[str, str] | None] = {
+    "automatic": ("type", "automatic"), "manual": ("type", "manual"),
+    "content-only": ("task", "content-only"), "content-link": ("task", "content-link"),
+    "not-title-only": None}
 
 
-def run_files(folder):
+def run_files(folder: PathLike) -> list[Path]:
     """The run files of ``folder``: regular, not hidden, in name order."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise SVMMapError(f"{folder}: not a directory of run files")
-    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    where = Path(folder)
+    if not where.is_dir():
+        raise SVMMapError(f"{where}: not a directory of run files")
+    files = sorted(p for p in where.iterdir() if p.is_file() and not p.name.startswith("."))
     if len(files) < 2:
-        raise SVMMapError(f"{folder}: need at least two run files, found {len(files)}")
+        raise SVMMapError(f"{where}: need at least two run files, found {len(files)}")
     return files
 
 
-def is_title_only(tag):
+def is_title_only(tag: str) -> bool:
     """Whether the run tag names a title-only run (:data:`TITLE_ONLY`)."""
     return any(pattern.search(tag) for _, pattern in TITLE_ONLY)
 
 
-def read_run_list(path):
+def read_run_list(path: PathLike) -> dict[str, dict[str, str]]:
     """``{run tag: row}`` of a run list: a TSV whose header names at least ``run``, ``type``
     and ``task`` (``../shared/data/trec9/runs.tsv``)."""
     try:
@@ -99,7 +108,9 @@ def read_run_list(path):
     return {row["run"]: row for row in rows}
 
 
-def select_runs(paths, selection, run_list=None, run_list_path=None):
+def select_runs(paths: Sequence[Path], selection: Sequence[str],
+                run_list: dict[str, dict[str, str]] | None = None,
+                run_list_path: PathLike | None = None) -> tuple[list[Path], list[str], str]:
     """``(kept paths, their tags, one line saying what was kept)``: the runs of ``paths`` that
     pass every filter of ``selection`` (names of :data:`SELECTIONS`); a run-list filter needs
     ``run_list`` (:func:`read_run_list`), which must list every run."""
@@ -112,14 +123,13 @@ def select_runs(paths, selection, run_list=None, run_list_path=None):
         raise SVMMapError(f"--select {listed[0]} needs --run-list (the runs' type and task)")
     kept = []
     for path, tag in zip(paths, tags):
-        row = None
-        if listed:
-            row = run_list.get(tag)
-            if row is None:
+        row: dict[str, str] = {}
+        if run_list is not None and listed:
+            if tag not in run_list:
                 raise InputFormatError(f"run {tag!r} ({path.name}) is not in the run list",
                                        run_list_path)
-        if all(row[SELECTIONS[s][0]] == SELECTIONS[s][1] if SELECTIONS[s] else
-               not is_title_only(tag) for s in selection):
+            row = run_list[tag]
+        if all(_passes(row, tag, SELECTIONS[s]) for s in selection):
             kept.append((path, tag))
     if len(kept) < 2:
         raise SVMMapError(f"--select {','.join(selection)} leaves {len(kept)} run(s); "
@@ -129,7 +139,13 @@ def select_runs(paths, selection, run_list=None, run_list_path=None):
     return [p for p, _ in kept], [t for _, t in kept], said
 
 
-def feature_names(tags, paths):
+def _passes(row: dict[str, str], tag: str, rule: tuple[str, str] | None) -> bool:
+    """Whether a run passes one filter: its run-list ``row``'s column ``rule[0]`` holds
+    ``rule[1]``, or (``rule`` None) ``tag`` is not title-only."""
+    return row[rule[0]] == rule[1] if rule else not is_title_only(tag)
+
+
+def feature_names(tags: Sequence[str], paths: Sequence[Path]) -> list[str]:
     """One name per run: its tag, with the file name where two runs share a tag."""
     counts = {t: tags.count(t) for t in tags}
     return [t if counts[t] == 1 else f"{t} ({p.name})" for t, p in zip(tags, paths)]
@@ -148,7 +164,9 @@ def _data_set(runs, keep, folder, names, resume):
     save_arrays(folder, X, y, qid, docnos, names)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command (module docstring).  Ctrl-C / SIGTERM: one line on stderr and
+    SystemExit(130 / 143)."""
     parser = ArgumentParser(prog="python -m svmmap.experiments.trec_tables",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", required=True, help="directory of TREC run files")

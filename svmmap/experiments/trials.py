@@ -61,6 +61,8 @@ processes, ``--scheduler tcp://host:port`` on the workers of a Dask cluster (eac
 bit, as one process's (wall times aside); ``--resume`` and the estimate work as in one process.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import shlex
@@ -68,23 +70,37 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from svmstruct_api.qp import QPError
-
-from .. import metrics
 from ..commands.common import ArgumentParser, positive_int
-from ..core import interrupts
 from ..core.selection import low_end_stable, select
 from ..data.atomic import write_text_atomically
-from ..errors import SVMMapError, error_line
+from ..errors import SVMMapError
 from ..metrics import interpolated_precision
 from . import registry, stats, tables
 from .datasets import load_pool
+from .driver import Kept, add_run_options, run_command
 from .journal import Journal
 from .meter import Meter
 from .units import run_journaled
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from .datasets import Split
+    from .journal import Record
+    from .registry import Method
+
+    #: one trial: (train, vali, test) index arrays into the pool
+    Trial = tuple[np.ndarray, ...]
+    #: what TrialWork.load reads: (pool, ids, methods, design)
+    TrialState = tuple[Split, np.ndarray, list[Method], list[Trial]]
+    #: a result of run (JSON)
+    Results = dict[str, Any]
 
 SIZES = (10, 5, 35)
 ROLES = ("train", "vali", "test")
@@ -93,7 +109,8 @@ REFERENCE = "svm-map"
 JOURNAL = "trials.jsonl"
 
 
-def balanced_design(n_queries, n_trials, sizes=SIZES, seed=0):
+def balanced_design(n_queries: int, n_trials: int, sizes: Sequence[int] = SIZES,
+                    seed: int = 0) -> list[Trial]:
     """Trials of the balanced cyclic design (module docstring).
 
     Returns a list of ``n_trials`` tuples ``(train, vali, test)`` of index arrays into the
@@ -114,19 +131,18 @@ def balanced_design(n_queries, n_trials, sizes=SIZES, seed=0):
     return design
 
 
-def role_counts(design, n_queries):
+def role_counts(design: Sequence[Trial], n_queries: int) -> dict[str, np.ndarray]:
     """``{role: array}``: how often each pool query is in each role over the trials."""
     return {role: np.bincount(np.concatenate([trial[r] for trial in design]),
                               minlength=n_queries)
             for r, role in enumerate(ROLES)}
 
 
-def _ap_by_query(scores, split):
-    values = metrics.per_query("ap", scores, split.y, split.qid)
-    return dict(zip(values.ids.tolist(), values.values.tolist()))
 
 
-def run_trial(pool, ids, methods, trial, patience=None):
+
+def run_trial(pool: Split, ids: np.ndarray, methods: Sequence[Method], trial: Trial,
+              patience: int | None = None) -> Record:
     """One trial ``(train, vali, test)`` of the design: per method, the JSON-able record of
     its grid search and test results (``map``, ``grid``, ``chosen``, ``end``,
     ``low_end_stable``, ``seconds``, ``failed``, ``ap`` per test query, ``pr11``)."""
@@ -144,7 +160,7 @@ def _method_record(method, parts, patience):
     """The JSON-able record of one method in one trial (:func:`run_trial`)."""
     chosen = select(method, parts[0], parts[1], patience)
     scores = chosen.scores(parts[2])
-    ap = _ap_by_query(scores, parts[2])
+    ap = stats.ap_by_query(scores, parts[2])
     return {"map": float(np.mean(list(ap.values()))), "grid": list(chosen.grid),
             "chosen": chosen.value, "end": chosen.end,
             "low_end_stable": low_end_stable(chosen, parts[0], parts[2]),
@@ -159,19 +175,19 @@ class TrialWork:
     methods (names, ``--grid`` options, binning and SVM settings) and the design; small and
     picklable, so that a worker process rebuilds the pool and the methods from it once."""
 
-    data: tuple
-    methods: tuple
-    grids: tuple = ()
+    data: tuple[str, ...]
+    methods: tuple[str, ...]
+    grids: tuple[str, ...] = ()
     n_bins: int = 0
-    bin_per_query: object = None
-    settings: tuple = ()
+    bin_per_query: str | None = None
+    settings: tuple[tuple[str, Any], ...] = ()
     n_trials: int = 50
-    sizes: tuple = SIZES
+    sizes: tuple[int, ...] = SIZES
     seed: int = 0
-    bin_spacing: object = None
-    patience: object = None
+    bin_spacing: str | None = None
+    patience: int | None = None
 
-    def make_methods(self):
+    def make_methods(self) -> list[Method]:
         """The configured methods (svmmap.experiments.registry)."""
         methods = registry.select_methods(list(self.methods),
                                           registry.parse_grids(list(self.grids)),
@@ -179,19 +195,21 @@ class TrialWork:
         return registry.configure_svms(methods, self.bin_per_query, self.bin_spacing,
                                        **dict(self.settings))
 
-    def load(self):
+    def load(self) -> TrialState:
         """(pool, ids, methods, design): read the pool, build the methods."""
         pool, ids = load_pool(list(self.data))
         return pool, ids, self.make_methods(), balanced_design(len(ids), self.n_trials,
                                                                self.sizes, self.seed)
 
-    def run(self, state, key):
+    def run(self, state: TrialState, key: str) -> Record:
         """The record of trial ``key`` (its index, a string)."""
         pool, ids, methods, design = state
         return run_trial(pool, ids, methods, design[int(key)], self.patience)
 
 
-def run(work, state=None, journal=None, meter=None, log=None, jobs=1, scheduler=None):
+def run(work: TrialWork, state: TrialState | None = None, journal: Journal | None = None,
+        meter: Meter | None = None, log: Callable[[str], object] | None = None, jobs: int = 1,
+        scheduler: str | None = None) -> Results:
     """Run the protocol ``work`` (a :class:`TrialWork`); a JSON-able dict.
 
     ``state``: ``work.load()`` when the caller has loaded it.  ``journal``
@@ -204,16 +222,17 @@ def run(work, state=None, journal=None, meter=None, log=None, jobs=1, scheduler=
     n_trials = len(design)
     keys = [str(t) for t in range(n_trials)]
 
-    def describe(key, record):
+    def describe(key: str, record: Record) -> str:
         return f"trial {int(key) + 1}/{n_trials}: " + "  ".join(
             f"{m.label} {record[m.name]['map']:.4f}" for m in methods)
 
     records = run_journaled(work, keys, describe, journal, meter, log, jobs, scheduler, state)
     query_keys = [str(q) for q in ids.tolist()]
-    results = {m.name: {"label": m.label, "param": m.param, "grid": None, "trial_map": [],
-                        "chosen": [], "end": [], "low_end_stable": [], "seconds": 0.0,
-                        "failed": 0, "per_query": dict.fromkeys(query_keys, 0.0), "pr11": []}
-               for m in methods}
+    results: dict[str, dict[str, Any]] = {
+        m.name: {"label": m.label, "param": m.param, "grid": None, "trial_map": [],
+                 "chosen": [], "end": [], "low_end_stable": [], "seconds": 0.0,
+                 "failed": 0, "per_query": dict.fromkeys(query_keys, 0.0), "pr11": []}
+        for m in methods}
     for key in keys:
         record = records[key]
         for method in methods:
@@ -246,8 +265,8 @@ def _base_functions(pool, ids, design, keys):
     rows = []
     for j in range(X.shape[1]):
         column = X[:, j]
-        ap = _ap_by_query(column.toarray().ravel() if hasattr(column, "toarray")
-                          else np.array(column), split)
+        ap = stats.ap_by_query(column.toarray().ravel() if hasattr(column, "toarray")
+                               else np.array(column), split)
         per_query = np.array([ap[q] for q in ids.tolist()])
         trial_map = [per_query[test].mean() for _, _, test in design]
         rows.append({"feature": j + 1, "map": float(np.mean(trial_map)),
@@ -255,7 +274,7 @@ def _base_functions(pool, ids, design, keys):
     return sorted(rows, key=lambda r: -r["map"])
 
 
-def grid_ends(results):
+def grid_ends(results: Results) -> list[list[str]]:
     """Rows ``[label, grid, at low end, at high end, low end stable]`` of every method with
     an ordered grid (not the best-feature choice): how many trials chose the grid's smallest
     / largest value, and of the low-end choices of a C grid, in how many the model trained
@@ -277,7 +296,7 @@ def grid_ends(results):
     return rows
 
 
-def render(results, command, data, features):
+def render(results: Results, command: str, data: str, features: str) -> tuple[str, str]:
     """Markdown and CSV text of a :func:`run` result, rows in the paper's order."""
     methods = results["methods"]
     keys = sorted(next(iter(methods.values()))["per_query"])
@@ -343,21 +362,8 @@ def _default_bins():
     return 50
 
 
-def add_parallel_options(parser):
-    """``--jobs`` and ``--scheduler`` (trials, letor, trec_tables)."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=positive_int, default=1,
-                       help="run this many units (trials) at a time in local worker "
-                            "processes (default 1: this process); the tables are the same")
-    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                       help="run the units on the workers of the Dask scheduler at ADDRESS "
-                            "(tcp://host:port); each worker reads --data itself")
-
-
-def main(argv=None, meter=None):
-    """The command (module docstring).  ``meter``: a :class:`.meter.Meter` owned by the
-    caller, counting this run's trials among others (trec_tables: both of its runs); it is
-    stepped, not closed.  Ctrl-C / SIGTERM: one line on stderr and SystemExit(130 / 143)."""
+def _parser() -> ArgumentParser:
+    """The command's options (module docstring)."""
     parser = ArgumentParser(
         prog="python -m svmmap.experiments.trials",
         description="The paper's protocol: T balanced trials of 10 train / 5 validation / "
@@ -399,11 +405,16 @@ def main(argv=None, meter=None):
                         help="stop an SVM's C path once this many C values in a row score "
                              "below the best so far on validation (default: the whole grid; "
                              "svmmap.core.selection.select_c)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the interrupted run kept in --out (trials.jsonl): its "
-                             "finished trials are read back, the others are run")
-    add_parallel_options(parser)
+    add_run_options(parser, "continue the interrupted run kept in --out (trials.jsonl): its "
+                            "finished trials are read back, the others are run")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, meter: Meter | None = None) -> None:
+    """The command (module docstring).  ``meter``: a :class:`.meter.Meter` owned by the
+    caller, counting this run's trials among others (trec_tables: both of its runs); it is
+    stepped, not closed.  Ctrl-C / SIGTERM: one line on stderr and SystemExit(130 / 143)."""
+    parser = _parser()
     args = parser.parse_args(argv)
     command = "python -m svmmap.experiments.trials " + shlex.join(
         sys.argv[1:] if argv is None else argv)
@@ -415,58 +426,57 @@ def main(argv=None, meter=None):
     except ValueError:
         parser.error(f"bad --sizes {args.sizes!r}: expected train,vali,test, three positive "
                      "numbers of queries")
-    journal, own_meter = None, None
+    print(run_command(parser, lambda kept: _trials(args, command, n_bins, sizes, meter, kept),
+                      Kept("trials", args.trials)))
+
+
+def _trials(args: argparse.Namespace, command: str, n_bins: int,
+            sizes: tuple[int, ...], meter: Meter | None, kept: Kept) -> str:
+    """The run of :func:`main`: the trials (those ``--resume`` finds in the journal read
+    back), then the tables written; returns the markdown.  ``kept.journal``: the journal,
+    once open."""
+    # before the run (hours of work), not after it
+    tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
+    if args.bin_per_query and not n_bins:
+        raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
+    if args.bin_spacing and not n_bins:
+        raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
+    settings = {k: v for k, v in (("epsilon", args.epsilon),
+                                  ("algorithm", args.algorithm)) if v is not None}
+    names = registry.parse_names(args.methods)
+    chosen = registry.select_methods(names, registry.parse_grids(args.grid), n_bins or None)
+    work = TrialWork(tuple(args.data), tuple(m.name for m in chosen),
+                     tuple(args.grid or ()), n_bins, args.bin_per_query,
+                     tuple(sorted(settings.items())), args.trials, sizes, args.seed,
+                     args.bin_spacing, args.patience)
+    work.make_methods()  # the settings refused before the data is read
+    state = work.load()
+    svm = {**registry.SVM_SETTINGS, **settings}
+    config = {"protocol": "trials",
+              "data": [str(Path(d).resolve()) for d in args.data],
+              "methods": list(work.methods), "grid": args.grid or [],
+              "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
+              "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
+              **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
+              **({"patience": args.patience} if args.patience else {})}
+    journal = kept.journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
+    own_meter = None
+    if meter is None and not args.quiet:
+        meter = own_meter = Meter(args.trials, workers=args.jobs)
+    if meter is not None:
+        meter.restored(len(journal.done))
     try:
-        with interrupts.handled():
-            # before the run (hours of work), not after it
-            tables.check_out_folder(args.out, ("trials.md", "trials.csv", "trials.json"))
-            if args.bin_per_query and not n_bins:
-                raise SVMMapError("--bin-per-query needs binned features (--bin N, N > 0)")
-            if args.bin_spacing and not n_bins:
-                raise SVMMapError("--bin-spacing needs binned features (--bin N, N > 0)")
-            settings = {k: v for k, v in (("epsilon", args.epsilon),
-                                          ("algorithm", args.algorithm)) if v is not None}
-            names = registry.parse_names(args.methods)
-            chosen = registry.select_methods(names, registry.parse_grids(args.grid),
-                                             n_bins or None)
-            work = TrialWork(tuple(args.data), tuple(m.name for m in chosen),
-                             tuple(args.grid or ()), n_bins, args.bin_per_query,
-                             tuple(sorted(settings.items())), args.trials, sizes, args.seed,
-                             args.bin_spacing, args.patience)
-            work.make_methods()  # the settings refused before the data is read
-            state = work.load()
-            svm = {**registry.SVM_SETTINGS, **settings}
-            config = {"protocol": "trials",
-                      "data": [str(Path(d).resolve()) for d in args.data],
-                      "methods": list(work.methods), "grid": args.grid or [],
-                      "trials": args.trials, "sizes": list(sizes), "seed": args.seed,
-                      "bin": n_bins, "bin_per_query": args.bin_per_query, "svm": svm,
-                      **({"bin_spacing": args.bin_spacing} if args.bin_spacing else {}),
-                      **({"patience": args.patience} if args.patience else {})}
-            journal = Journal(Path(args.out) / JOURNAL, config, args.resume)
-            if meter is None and not args.quiet:
-                meter = own_meter = Meter(args.trials, workers=args.jobs)
-            if meter is not None:
-                meter.restored(len(journal.done))
-            try:
-                results = run(work, state, journal=journal, meter=meter, jobs=args.jobs,
-                              scheduler=args.scheduler)
-            finally:
-                journal.close()
-                if own_meter is not None:
-                    own_meter.close()
-            md = write_tables(results, command, args, n_bins, svm)
-    except (SVMMapError, QPError, OSError) as err:
-        parser.exit(1, f"error: {error_line(err)}\n")
-    except KeyboardInterrupt:
-        kept = None if journal is None else (
-            f"{len(journal.done)} of {args.trials} trials are kept in {journal.path}; rerun "
-            "the command with --resume to continue")
-        parser.exit(interrupts.stopped(parser.prog, kept))
-    print(md)
+        results = run(work, state, journal=journal, meter=meter, jobs=args.jobs,
+                      scheduler=args.scheduler)
+    finally:
+        journal.close()
+        if own_meter is not None:
+            own_meter.close()
+    return write_tables(results, command, args, n_bins, svm)
 
 
-def write_tables(results, command, args, n_bins, svm):
+def write_tables(results: Results, command: str, args: argparse.Namespace, n_bins: int,
+                 svm: dict[str, Any]) -> str:
     """Write ``trials.md``, ``trials.csv`` and ``trials.json`` into ``args.out``, each
     atomically; return the markdown."""
     features = (f"binned, {n_bins} thresholds per base function (Section 4.2)" if n_bins

@@ -29,14 +29,38 @@ left behind; the finished units are in the journal already.  On a Dask cluster t
 tasks are cancelled; the cluster's workers are not the command's to end.
 """
 
+from __future__ import annotations
+
 import threading
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core import interrupts
 from ..errors import SVMMapError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from .journal import Journal, Record
+    from .meter import Meter
+
+    #: what run_units calls with each finished unit's key and record
+    OnDone = Callable[[Any, Record], None]
+
+
+class Work(Protocol):
+    """The units of one run (module docstring): a small, picklable, hashable value (the key
+    of the per-process cache of its state)."""
+
+    def load(self) -> Any:
+        """What the units need, read from disk (the data pool, the methods)."""
+
+    def run(self, state: Any, key: Any) -> Record:
+        """The unit ``key``'s JSON-able record."""
+
+
 #: the loaded state of the work this process last ran (one: a long-lived Dask worker serving
 #: several runs keeps only the current one)
-_states = {}
+_states: dict[Work, Any] = {}
 _lock = threading.Lock()
 #: bound on connecting to a Dask scheduler (a bound for a broken address, not a wait)
 CONNECT_SECONDS = 60
@@ -71,7 +95,8 @@ def _run(work, key):
     return key, work.run(_state(work), key)
 
 
-def run_units(work, keys, on_done, jobs=1, scheduler=None, state=None):
+def run_units(work: Work, keys: Iterable[Any], on_done: OnDone, jobs: int = 1,
+              scheduler: str | None = None, state: Any = None) -> None:
     """Run ``work`` for every unit in ``keys``; ``on_done(key, record)`` in this process as
     each finishes.  ``jobs`` > 1: that many local worker processes; ``scheduler``: the
     address of a Dask scheduler (``tcp://host:port``) whose workers run the units; else this
@@ -91,8 +116,10 @@ def run_units(work, keys, on_done, jobs=1, scheduler=None, state=None):
                 on_done(key, work.run(state, key))
 
 
-def run_journaled(work, keys, describe, journal=None, meter=None, log=None, jobs=1,
-                  scheduler=None, state=None):
+def run_journaled(work: Work, keys: Iterable[Any], describe: Callable[[Any, Record], str],
+                  journal: Journal | None = None, meter: Meter | None = None,
+                  log: Callable[[str], object] | None = None, jobs: int = 1,
+                  scheduler: str | None = None, state: Any = None) -> dict[Any, Record]:
     """``{key: record}`` of every unit in ``keys``: those kept in ``journal`` (a
     :class:`.journal.Journal`, or None) taken from it, the others run by :func:`run_units`
     and each added to the journal as it finishes; after each unit finished here ``meter``

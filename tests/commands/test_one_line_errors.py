@@ -292,14 +292,14 @@ def test_out_of_memory_while_reading_names_the_file_being_read(tmp_path, capsys,
     for name in ("a.txt", "b.txt"):
         (tmp_path / name).write_text("".join(query_lines(q) for q in range(1, 3)))
     (tmp_path / "index.txt").write_text("a.txt\nb.txt\n")
-    parse = io_module._parse_source
+    parse = io_module.parse_source
 
     def second_fails(source, *args, **kwargs):
         if source.path.name == "b.txt":
             raise MemoryError
         return parse(source, *args, **kwargs)
 
-    monkeypatch.setattr(io_module, "_parse_source", second_fails)
+    monkeypatch.setattr(io_module, "parse_source", second_fails)
     assert learn_main([str(tmp_path / "index.txt"), str(tmp_path / "m.json")]) == 1
     assert one_error_line(capsys) == (
         f"svmmap_learn: error: out of memory: reading {tmp_path / 'b.txt'}"

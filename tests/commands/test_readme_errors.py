@@ -227,7 +227,7 @@ def _(capsys, monkeypatch):
     def no_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(io_module, "_parse_source", no_memory)
+    monkeypatch.setattr(io_module, "parse_source", no_memory)
     return _learn(["train.txt", "model.json"], capsys)
 
 

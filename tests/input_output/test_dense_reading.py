@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap.data import io
+from svmmap.data import file_reader, io, line_parser
 from svmmap.errors import InputFormatError
 from svmmap.kernels._kernel_inputs import CSRArrays
 
@@ -39,10 +39,12 @@ def read_both(data, **kwargs):
     results = []
     for dense in (True, False):
         try:
-            results.append(io._parse("f.txt", data, io._Limits(kwargs.get("n_features"), 1e3), True,
-                                     n_threads=kwargs.get("n_threads", 1),
-                                     dtype=kwargs.get("dtype", np.float64),
-                                     block_bytes=kwargs.get("block_bytes"), dense=dense))
+            limits = line_parser.Limits(kwargs.get("n_features"), 1e3)
+            results.append(file_reader.parse("f.txt", data, limits, True,
+                                             n_threads=kwargs.get("n_threads", 1),
+                                             dtype=kwargs.get("dtype", np.float64),
+                                             block_bytes=kwargs.get("block_bytes"),
+                                             dense=dense))
         except InputFormatError as err:
             results.append(str(err))
     return results
@@ -156,7 +158,7 @@ def test_a_break_in_a_later_block_of_any_source_gives_todays_arrays(tmp_path, mo
     compress = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
     path = tmp_path / "d.txt"
     path.write_bytes(compress.get(kind, bytes)(text.encode()))
-    monkeypatch.setattr(io, "BLOCK_BYTES", 256)  # the break is dozens of blocks in
+    monkeypatch.setattr(file_reader, "BLOCK_BYTES", 256)  # the break is dozens of blocks in
     results = []
     for dense in (True, False):
         if kind == "stdin":
@@ -238,7 +240,7 @@ def test_reading_dense_or_switching_holds_little_more_than_the_arrays(tmp_path, 
     made into in place at that line.  Blocks of 256 KiB: the block a decompressed file is
     read in is a constant (8 MiB by default, made for arrays of gigabytes), as large as this
     small file's float32 arrays."""
-    monkeypatch.setattr(io, "BLOCK_BYTES", 1 << 18)
+    monkeypatch.setattr(file_reader, "BLOCK_BYTES", 1 << 18)
     data = _letor_like_bytes(kind, last_line)
     path = tmp_path / "d.txt"
     path.write_bytes(data)

@@ -1,7 +1,6 @@
 """The extension's SVMlight parser (svmmap.kernels._svmlight_reader) against independent readers:
-the
-Python parser of the same rules (svmmap.data.io._parse_text), Python's float(), and scikit-learn's
-load_svmlight_file on real LETOR files."""
+the Python parser of the same rules (svmmap.data.line_parser.parse_text), Python's float(), and
+scikit-learn's load_svmlight_file on real LETOR files."""
 
 import math
 import re
@@ -11,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svmmap.data import io
+from svmmap.data import file_reader, io, line_parser
 from svmmap.errors import InputFormatError
 from svmmap.kernels import _svmlight_reader as _reader
 
@@ -20,10 +19,10 @@ from conftest import data_file, traced_peak
 
 def both_parsers(path, data, n_features=None, with_qid=True, max_abs_value=math.inf):
     """(extension result, Python result): each a _Part or the InputFormatError message."""
-    limits = io._Limits(n_features, max_abs_value)
+    limits = line_parser.Limits(n_features, max_abs_value)
     results = []
-    for parse in (lambda: io._parse(path, memoryview(data), limits, True, with_qid),
-                  lambda: io._parse_text(path, data.decode("utf-8"), limits, with_qid)):
+    for parse in (lambda: file_reader.parse(path, memoryview(data), limits, True, with_qid),
+                  lambda: line_parser.parse_text(path, data.decode("utf-8"), limits, with_qid)):
         try:
             results.append(parse())
         except InputFormatError as err:
@@ -203,11 +202,11 @@ def test_reading_in_blocks_gives_what_one_block_gives(content, block_bytes, n_th
     where one is not canonical on), comments, and the same first rejected line with its
     number counted through the blocks."""
     data = content.encode()
-    limits = io._Limits(50, 1e3)
+    limits = line_parser.Limits(50, 1e3)
     results = []
     for size in (1 << 30, block_bytes):
         try:
-            results.append(io._parse("f.txt", data, limits, return_comments, with_qid,
+            results.append(file_reader.parse("f.txt", data, limits, return_comments, with_qid,
                                      n_threads=n_threads, block_bytes=size))
         except InputFormatError as err:
             results.append(str(err))
@@ -244,7 +243,7 @@ def test_a_source_is_read_in_blocks_cut_at_line_ends(tmp_path, monkeypatch, kind
         monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=std_io.BytesIO(text)))
     (tmp_path / "plain.txt").write_bytes(text)
     reference = io.load_svmlight(tmp_path / "plain.txt", return_comments=True)
-    monkeypatch.setattr(io, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(file_reader, "BLOCK_BYTES", 64)
     small = io.load_svmlight(path, return_comments=True)
     assert (small[0] != reference[0]).nnz == 0
     assert all(np.array_equal(a, b) for a, b in zip(small[1:3], reference[1:3]))
