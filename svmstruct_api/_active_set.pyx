@@ -121,6 +121,45 @@ cdef void _lu_solve(const double *lu, Py_ssize_t n, const intp *piv, double *b) 
         b[i] = t / lu[i * n + i]
 
 
+cdef void _lu_inverse(const double *lu, Py_ssize_t n, const intp *piv, double *out,
+                      Py_ssize_t stride) noexcept nogil:
+    """out (row stride ``stride``) <- A^{-1} = U^{-1} L^{-1} P from _lu_factor's factors of A,
+    all n columns at once: the substitutions subtract whole rows of the result (contiguous,
+    independent updates) instead of solving column by column."""
+    cdef Py_ssize_t i, j, c
+    cdef double t, factor
+    cdef double *row
+    cdef double *other
+    for i in range(n):
+        for c in range(n):
+            out[i * stride + c] = 1.0 if i == c else 0.0
+    for i in range(n):  # P: the row exchanges in the order _lu_factor made them
+        if piv[i] != i:
+            for c in range(n):
+                t = out[i * stride + c]
+                out[i * stride + c] = out[piv[i] * stride + c]
+                out[piv[i] * stride + c] = t
+    for i in range(n):  # L^{-1}: unit lower triangle
+        row = &out[i * stride]
+        for j in range(i):
+            factor = lu[i * n + j]
+            if factor != 0.0:
+                other = &out[j * stride]
+                for c in range(n):
+                    row[c] -= factor * other[c]
+    for i in range(n - 1, -1, -1):  # U^{-1}
+        row = &out[i * stride]
+        for j in range(i + 1, n):
+            factor = lu[i * n + j]
+            if factor != 0.0:
+                other = &out[j * stride]
+                for c in range(n):
+                    row[c] -= factor * other[c]
+        factor = 1.0 / lu[i * n + i]
+        for c in range(n):
+            row[c] *= factor
+
+
 cdef double _symmetric_rcond(const double *lu, Py_ssize_t n, const intp *piv, double anorm,
                              double *work) noexcept nogil:
     """1 / (|A|_1 |A^{-1}|_1) for a symmetric A, |A^{-1}|_1 estimated by Hager's method
@@ -261,12 +300,7 @@ cdef class _Solver:
         rcond = _symmetric_rcond(&self.lu[0], n, &self.pivots[0], anorm, &self.work[0])
         if rcond <= 0.0:
             return 0.0
-        for c in range(n):
-            for r in range(n):
-                self.column[r] = 1.0 if r == c else 0.0
-            _lu_solve(&self.lu[0], n, &self.pivots[0], &self.column[0])
-            for r in range(n):
-                self.inv[r * stride + c] = self.column[r]
+        _lu_inverse(&self.lu[0], n, &self.pivots[0], &self.inv[0], stride)
         self.updates = 0
         return rcond
 
