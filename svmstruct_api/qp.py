@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from .options import QPError
+from .options import QP_SOLVERS, QPError
 from .solvers import QPProblem, QPResult, QPState, QPTimeout, trial_order
 
-__all__ = ["QPError", "QPSolution", "QPTimeout", "WorkingSet"]
+__all__ = ["QP_SOLVERS", "QPError", "QPSolution", "QPTimeout", "WorkingSet"]
 
 #: with no gap asked for, solvers stop at a duality gap of _DEFAULT_ABS_GAP +
 #: _DEFAULT_REL_GAP * |D(alpha)| (cvxopt's targets)
