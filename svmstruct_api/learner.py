@@ -56,6 +56,7 @@ from .options import FORMULATIONS, QP_SOLVERS, NonFiniteObjective
 from .plugin import ConstraintBatch
 from .qp import QPTimeout, WorkingSet
 from .result import IterationRecord, TrainingResult
+from .solvers import trial_order
 from .stabilised import StabilisedOraclePoints
 from .stopping import StoppingRules
 from .upkeep import WorkingSetUpkeep
@@ -135,9 +136,11 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         QP solves (as SVMstruct does); None keeps every constraint.  Dropping inactive
         constraints leaves the current QP optimum unchanged; a dropped one that matters again
         is found again by the oracle.
-    qp_solver : "smo" (default) or "cvxopt": see svmstruct_api.qp.WorkingSet.  SMO solves
-        each QP to a duality gap of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at
-        termination P(w) <= P* + 1.01 C epsilon.
+    qp_solver : "smo" (default: the active set, SMO, then cvxopt), "cvxopt", or the name of
+        any solver of svmstruct_api.solvers.REGISTRY (that solver, then cvxopt): see
+        svmstruct_api.solvers.trial_order.  The dual solvers solve each QP to a duality gap
+        of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at termination
+        P(w) <= P* + 1.01 C epsilon.
     """
 
     #: the formulation's name, as make_learner and TrainingResult.formulation spell it
@@ -158,8 +161,11 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         if epsilon is None and rel_gap is None:
             raise ValueError("training needs a stopping rule: epsilon and rel_gap are both "
                              "None")
-        if qp_solver not in QP_SOLVERS:
-            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
+        try:
+            trial_order(qp_solver)
+        except ValueError:
+            raise ValueError(f"qp_solver must be one of {QP_SOLVERS} or a registered solver "
+                             f"(svmstruct_api.solvers.REGISTRY), got {qp_solver!r}") from None
         self.C = float(C)
         self.epsilon = None if epsilon is None else float(epsilon)
         self.rel_gap = None if rel_gap is None else float(rel_gap)
