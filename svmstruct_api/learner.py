@@ -44,16 +44,20 @@ one group with bound sum_i b_i = C and averages the constraints with weights b_i
 primal objective is P(w) = 1/2 |w|^2 + sum_i b_i H_i(w).
 """
 
+from __future__ import annotations
+
 import math
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
 from .options import FORMULATIONS, QP_SOLVERS, NonFiniteObjective
-from .plugin import ConstraintBatch
+from .plugin import ConstraintBatch, StructuredModel
 from .qp import QPTimeout, WorkingSet
 from .result import IterationRecord, TrainingResult
 from .solvers import trial_order
@@ -73,11 +77,11 @@ class ExampleBounds:
     total: float
     uniform: bool
 
-    def slack_cost(self, slacks):
+    def slack_cost(self, slacks: np.ndarray) -> float:
         """sum_i b_i xi_i."""
         return self.values[0] * slacks.sum() if self.uniform else self.values @ slacks
 
-    def average(self, rows):
+    def average(self, rows: Any) -> Any:
         """sum_i (b_i / total) rows_i, over the first axis."""
         return rows.mean(axis=0) if self.uniform else (self.values / self.total) @ rows
 
@@ -144,10 +148,12 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
     """
 
     #: the formulation's name, as make_learner and TrainingResult.formulation spell it
-    formulation = None
+    formulation: str | None = None
 
-    def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
-                 prune_after=50, qp_solver="smo", rel_gap=None):
+    def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
+                 max_iter: int | None = None, max_time: float | None = None,
+                 callbacks: Any = None, prune_after: int | None = 50, qp_solver: str = "smo",
+                 rel_gap: float | None = None) -> None:
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if epsilon is not None and not (isinstance(epsilon, (int, float))
@@ -241,7 +247,7 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         by default (dim(w)-long rows)."""
         return None
 
-    def fit(self, model):
+    def fit(self, model: StructuredModel) -> TrainingResult:
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
 
         Ctrl-C (KeyboardInterrupt) stops after the step in progress (in the QP too) and
@@ -250,7 +256,8 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         """
         return self._fit(model)[0]
 
-    def fit_path(self, model, Cs):
+    def fit_path(self, model: StructuredModel,
+                 Cs: Iterable[float]) -> Iterator[TrainingResult]:
         """Fit ``model`` at every C of ``Cs`` in increasing order, each fit warm-started from
         the previous one (see ``_start``); yield the TrainingResult of each C.
 
@@ -437,8 +444,10 @@ class OneSlackSSVM(BaseSSVM):
 
     formulation = "1-slack"
 
-    def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
-                 prune_after=10, qp_solver="smo", cache_size=0, rel_gap=None):
+    def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
+                 max_iter: int | None = None, max_time: float | None = None,
+                 callbacks: Any = None, prune_after: int | None = 10, qp_solver: str = "smo",
+                 cache_size: int = 0, rel_gap: float | None = None) -> None:
         super().__init__(C=C, epsilon=epsilon, max_iter=max_iter, max_time=max_time,
                          callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver,
                          rel_gap=rel_gap)
@@ -517,7 +526,7 @@ def _check_per_example(batch):
 LEARNERS = {"n-slack": NSlackSSVM, "1-slack": OneSlackSSVM}
 
 
-def make_learner(formulation="1-slack", **params):
+def make_learner(formulation: str = "1-slack", **params: Any) -> BaseSSVM:
     """The learner of ``formulation`` ("n-slack" or "1-slack") with the given parameters."""
     if formulation not in LEARNERS:
         raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")

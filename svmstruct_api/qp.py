@@ -70,6 +70,7 @@ class QPSolution:
     form: str
     #: "optimal", or "inaccurate" when only a near-optimal point was found (see module doc)
     status: str
+    #: a ridge cvxopt added to the Gram matrix (0 for every other solver)
     ridge: float
 
 
@@ -119,7 +120,7 @@ class WorkingSet:
         #: (class doc)
         self.basis = basis
         #: B a_k of the constraints added since the Gram matrix was last extended (basis only)
-        self._pending_images = []
+        self._pending_images: list[np.ndarray] = []
         self.group_bounds = np.asarray(group_bounds, dtype=float)
         self.regularized = (np.ones(n_features, dtype=bool) if regularized is None
                             else np.asarray(regularized, dtype=bool))
@@ -156,16 +157,16 @@ class WorkingSet:
         self._loss_buffer, self._group_buffer, self._alpha_buffer = losses, groups, alpha
         self._id_buffer = ids
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._size
 
     @property
-    def row_length(self):
+    def row_length(self) -> int:
         """The length of a stored row: dim(w), or the basis's number of coefficients."""
         return self.n_features if self.basis is None else self.basis.n_coefficients
 
     @property
-    def vectors(self):
+    def vectors(self) -> np.ndarray:
         """a_k of every constraint as dim(w)-long rows (formed from their coefficients, row
         by row, when they are kept in a basis: only cvxopt's fallback asks for them)."""
         if self.basis is None:
@@ -174,15 +175,17 @@ class WorkingSet:
                         ).reshape(self._size, self.n_features)
 
     @property
-    def losses(self):
+    def losses(self) -> np.ndarray:
+        """Delta_k of every constraint."""
         return self._loss_buffer[:self._size]
 
     @property
-    def groups(self):
+    def groups(self) -> np.ndarray:
+        """The slack group g(k) of every constraint."""
         return self._group_buffer[:self._size]
 
     @property
-    def alpha(self):
+    def alpha(self) -> np.ndarray:
         """The multipliers of the last solve (0 for constraints added since)."""
         return self._alpha_buffer[:self._size]
 
@@ -208,7 +211,7 @@ class WorkingSet:
             # against the coefficients of all rows, K row-lengths of B's size
             images = np.array(self._pending_images).reshape(end - g, self.row_length)
             rows = np.einsum("kj,ij->ki", images, self._vector_buffer[:end])
-            self._pending_images = []
+            self._pending_images: list[np.ndarray] = []
         elif self._all_regularized:
             rows = np.einsum("kj,ij->ki", new, self._vector_buffer[:end])
         else:
@@ -246,7 +249,7 @@ class WorkingSet:
         w[self.regularized] = np.einsum("i,ij->j", alpha, rows)
         return w
 
-    def add(self, groups, vectors, losses, coefficients=None):
+    def add(self, groups: Any, vectors: Any, losses: Any, coefficients: Any = None) -> None:
         """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}; with a basis B,
         ``coefficients[k]`` is the u_k of vectors[k] = B^T u_k, the row kept."""
         vectors = np.atleast_2d(np.asarray(vectors, dtype=float))
@@ -273,7 +276,7 @@ class WorkingSet:
         self._alpha_buffer[n:end] = 0.0
         self._size = end
 
-    def remove(self, keep):
+    def remove(self, keep: Any) -> np.ndarray:
         """Keep only the constraints where the boolean mask ``keep`` is True; return
         ``order``, the old index of the constraint now at each position (kept constraints
         may change places: per-constraint arrays kept by the caller follow with
@@ -314,7 +317,7 @@ class WorkingSet:
             self._solved = (solved[0], self.slacks(solved[0], margins), margins)
         return order
 
-    def aggregate(self, chosen):
+    def aggregate(self, chosen: Any) -> np.ndarray:
         """Replace the constraints ``chosen`` (indices, two or more, of one group, with
         multipliers alpha_k > 0 from the last solve) by their aggregate: the alpha-weighted
         mean
@@ -356,7 +359,7 @@ class WorkingSet:
         keep[chosen[1:]] = False
         return self.remove(keep)
 
-    def rescale_bounds(self, group_bounds, factor):
+    def rescale_bounds(self, group_bounds: Any, factor: float) -> None:
         """Set the groups' bounds C_g to ``group_bounds``, each ``factor`` times the old one
         (a change of C), and scale the multipliers by ``factor``: they stay feasible, and an
         optimum's active set is the natural start for the new QP."""
@@ -364,7 +367,7 @@ class WorkingSet:
         self._alpha_buffer[:self._size] *= factor
         self._solved = None
 
-    def slacks(self, w, margins=None):
+    def slacks(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w
         (``margins``: the w.a_k when known, e.g. K alpha for w = sum_k alpha_k a_k)."""
         if margins is None and self._solved is not None and w is self._solved[0]:
@@ -376,7 +379,7 @@ class WorkingSet:
             np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
 
-    def margins(self, w):
+    def margins(self, w: np.ndarray) -> np.ndarray:
         """w.a_k of every constraint: known without a pass over the rows for the last
         solve's w (K alpha), else one pass."""
         if self._solved is not None and w is self._solved[0] and self._solved[2] is not None:
