@@ -222,8 +222,8 @@ cdef class _Solver:
     cdef const double[:, ::1] gram
     cdef const double[::1] losses, bounds
     cdef const intp[::1] group
-    cdef Py_ssize_t k, n_groups, capacity, m, stride, updates
-    cdef double[::1] x, grad, system, lu, rhs, work, inv, column, product
+    cdef Py_ssize_t k, n_groups, capacity, m, stride, updates, hstride
+    cdef double[::1] x, grad, system, lu, rhs, work, inv, column, product, hf
     cdef intp[::1] pivots
     cdef intp[::1] face, position
 
@@ -244,6 +244,11 @@ cdef class _Solver:
         self.work = np.empty(4 * size)
         self.pivots = np.empty(size, dtype=np.intp)
         self.face = np.empty(self.capacity + 1, dtype=np.intp)
+        # H_F, the Gram block of the face's variables (0 for slacks), in face order: kept
+        # by add / move_last_to as the face changes, so the products with it read
+        # contiguous rows instead of gathering G's entries
+        self.hstride = self.capacity + 1
+        self.hf = np.empty(self.hstride * self.hstride)
         self.position = np.full(n, -1, dtype=np.intp)
         self.m = 0
         self.updates = 0
@@ -347,13 +352,12 @@ cdef class _Solver:
             g = self.var_group(self.face[i])
             self.column[g] -= y[G + i]
             self.column[G + i] = b[G + i] - y[g]
-        for j in range(m):  # minus H_F y_F, a column of H_F at a time (H_F is symmetric)
-            if self.face[j] < self.k and y[G + j] != 0.0:
-                acc = y[G + j]
-                row = &self.gram[self.face[j], 0]
+        for j in range(m):  # minus H_F y_F, a row of H_F at a time (H_F is symmetric)
+            acc = y[G + j]
+            if acc != 0.0:
+                row = &self.hf[j * self.hstride]
                 for i in range(m):
-                    if self.face[i] < self.k:
-                        self.column[G + i] -= acc * row[self.face[i]]
+                    self.column[G + i] -= acc * row[i]
         self.apply_inverse()
         for i in range(m):
             self.rhs[i] = y[G + i] + self.product[G + i]
@@ -399,7 +403,7 @@ cdef class _Solver:
         inv <- inv[:-1, :-1] - inv[:-1, -1] inv[-1, :-1] / inv[-1, -1].  False when that pivot
         is too small to trust (the face is changed all the same: form the inverse afresh)."""
         cdef Py_ssize_t G = self.n_groups, stride = self.stride, n = self.m + self.n_groups
-        cdef Py_ssize_t r = G + i, last = n - 1, a, b, v = self.face[i], u
+        cdef Py_ssize_t r = G + i, last = n - 1, a, b
         cdef double t, pivot, factor, scale = 0.0
         if r != last:
             for a in range(n):
@@ -410,11 +414,7 @@ cdef class _Solver:
                 t = self.inv[r * stride + b]
                 self.inv[r * stride + b] = self.inv[last * stride + b]
                 self.inv[last * stride + b] = t
-            u = self.face[self.m - 1]
-            self.face[i] = u
-            self.position[u] = i
-        self.position[v] = -1
-        self.m -= 1
+        self.move_last_to(i)
         self.updates += 1
         pivot = self.inv[last * stride + last]
         for a in range(last):
@@ -453,9 +453,35 @@ cdef class _Solver:
         return (np.array(self.face[:self.m]), np.array(inverse), self.updates)
 
     cdef void add(self, Py_ssize_t v) noexcept nogil:
-        self.position[v] = self.m
-        self.face[self.m] = v
+        """Append variable v to the face (H_F grows by its row and column)."""
+        cdef Py_ssize_t i, m = self.m, hs = self.hstride
+        cdef double h
+        for i in range(m):
+            h = self.hess(self.face[i], v)
+            self.hf[i * hs + m] = h
+            self.hf[m * hs + i] = h
+        self.hf[m * hs + m] = self.hess(v, v)
+        self.position[v] = m
+        self.face[m] = v
         self.m += 1
+
+    cdef void move_last_to(self, Py_ssize_t i) noexcept nogil:
+        """The face's last variable takes place i (whose variable leaves): face, position
+        and H_F follow; the face shrinks by one."""
+        cdef Py_ssize_t last = self.m - 1, j, hs = self.hstride, v = self.face[i], u
+        cdef double h
+        if i != last:
+            u = self.face[last]
+            for j in range(last):
+                if j != i:
+                    h = self.hf[last * hs + j]
+                    self.hf[i * hs + j] = h
+                    self.hf[j * hs + i] = h
+            self.hf[i * hs + i] = self.hf[last * hs + last]
+            self.face[i] = u
+            self.position[u] = i
+        self.position[v] = -1
+        self.m -= 1
 
     cdef void drop_nonpositive(self) except *:
         """Remove the face's variables at x <= 0 (they are set to exactly 0), updating the
@@ -574,11 +600,10 @@ cdef class _Solver:
             self.product[j] = 0.0
         for i in range(m):
             di = direction[i]
-            if self.face[i] < self.k and di != 0.0:
-                row = &self.gram[self.face[i], 0]
+            if di != 0.0:
+                row = &self.hf[i * self.hstride]
                 for j in range(m):
-                    if self.face[j] < self.k:
-                        self.product[j] += di * row[self.face[j]]
+                    self.product[j] += di * row[j]
         for j in range(m):
             total += direction[j] * self.product[j]
         return total
@@ -679,10 +704,7 @@ cdef class _Solver:
             v = self.face[i]
             if not self.x[v] > 0.0:
                 self.x[v] = 0.0
-                self.face[i] = self.face[self.m - 1]
-                self.position[self.face[i]] = i
-                self.position[v] = -1
-                self.m -= 1
+                self.move_last_to(i)
         if self.fresh() <= 0.0:
             raise ActiveSetStuck
         return 0
