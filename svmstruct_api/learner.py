@@ -49,11 +49,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .bounds import ExampleBounds
 from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
 from .options import FORMULATIONS, QP_SOLVERS, NonFiniteObjective
@@ -64,26 +64,6 @@ from .solvers import trial_order
 from .stabilised import StabilisedOraclePoints
 from .stopping import StoppingRules
 from .upkeep import WorkingSetUpkeep
-
-
-@dataclass(frozen=True)
-class ExampleBounds:
-    """The bound b_i of every example's slack (module docstring) and their total.
-
-    ``uniform``: every b_i equals total / n (then sums and averages take the plain form).
-    """
-
-    values: np.ndarray
-    total: float
-    uniform: bool
-
-    def slack_cost(self, slacks: np.ndarray) -> float:
-        """sum_i b_i xi_i."""
-        return self.values[0] * slacks.sum() if self.uniform else self.values @ slacks
-
-    def average(self, rows: Any) -> Any:
-        """sum_i (b_i / total) rows_i, over the first axis."""
-        return rows.mean(axis=0) if self.uniform else (self.values / self.total) @ rows
 
 
 class _Run:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .learner import ExampleBounds
+    from .bounds import ExampleBounds
 
 
 @dataclass(frozen=True)
