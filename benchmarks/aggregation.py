@@ -1,4 +1,4 @@
-"""Training with and without the aggregation of a large working set (svmstruct_api.learner,
+"""Training with and without the aggregation of a large working set (svmstruct_api.upkeep,
 BaseSSVM._aggregate), alternating, on the sets where it applies and on the LETOR folds where
 it must change nothing.
 
@@ -25,7 +25,7 @@ import synthetic
 from _common import record
 
 from svmmap import SVMMap
-from svmstruct_api import learner
+from svmstruct_api import upkeep
 
 
 def data(name):
@@ -35,15 +35,15 @@ def data(name):
 
 
 def fit(X, y, qid, C, aggregated):
-    original = learner._AGGREGATE_NUMBERS
+    original = upkeep._AGGREGATE_NUMBERS
     if not aggregated:
-        learner._AGGREGATE_NUMBERS = math.inf
+        upkeep._AGGREGATE_NUMBERS = math.inf
     try:
         start = time.process_time()
         result = SVMMap(C=C).fit(X, y, qid).training_result_
         return result, time.process_time() - start
     finally:
-        learner._AGGREGATE_NUMBERS = original
+        upkeep._AGGREGATE_NUMBERS = original
 
 
 def main(argv=None):

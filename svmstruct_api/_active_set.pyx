@@ -121,6 +121,45 @@ cdef void _lu_solve(const double *lu, Py_ssize_t n, const intp *piv, double *b) 
         b[i] = t / lu[i * n + i]
 
 
+cdef void _lu_inverse(const double *lu, Py_ssize_t n, const intp *piv, double *out,
+                      Py_ssize_t stride) noexcept nogil:
+    """out (row stride ``stride``) <- A^{-1} = U^{-1} L^{-1} P from _lu_factor's factors of A,
+    all n columns at once: the substitutions subtract whole rows of the result (contiguous,
+    independent updates) instead of solving column by column."""
+    cdef Py_ssize_t i, j, c
+    cdef double t, factor
+    cdef double *row
+    cdef double *other
+    for i in range(n):
+        for c in range(n):
+            out[i * stride + c] = 1.0 if i == c else 0.0
+    for i in range(n):  # P: the row exchanges in the order _lu_factor made them
+        if piv[i] != i:
+            for c in range(n):
+                t = out[i * stride + c]
+                out[i * stride + c] = out[piv[i] * stride + c]
+                out[piv[i] * stride + c] = t
+    for i in range(n):  # L^{-1}: unit lower triangle
+        row = &out[i * stride]
+        for j in range(i):
+            factor = lu[i * n + j]
+            if factor != 0.0:
+                other = &out[j * stride]
+                for c in range(n):
+                    row[c] -= factor * other[c]
+    for i in range(n - 1, -1, -1):  # U^{-1}
+        row = &out[i * stride]
+        for j in range(i + 1, n):
+            factor = lu[i * n + j]
+            if factor != 0.0:
+                other = &out[j * stride]
+                for c in range(n):
+                    row[c] -= factor * other[c]
+        factor = 1.0 / lu[i * n + i]
+        for c in range(n):
+            row[c] *= factor
+
+
 cdef double _symmetric_rcond(const double *lu, Py_ssize_t n, const intp *piv, double anorm,
                              double *work) noexcept nogil:
     """1 / (|A|_1 |A^{-1}|_1) for a symmetric A, |A^{-1}|_1 estimated by Hager's method
@@ -183,8 +222,8 @@ cdef class _Solver:
     cdef const double[:, ::1] gram
     cdef const double[::1] losses, bounds
     cdef const intp[::1] group
-    cdef Py_ssize_t k, n_groups, capacity, m, stride, updates
-    cdef double[::1] x, grad, system, lu, rhs, work, inv, column, product
+    cdef Py_ssize_t k, n_groups, capacity, m, stride, updates, hstride
+    cdef double[::1] x, grad, system, lu, rhs, work, inv, column, product, hf
     cdef intp[::1] pivots
     cdef intp[::1] face, position
 
@@ -205,6 +244,11 @@ cdef class _Solver:
         self.work = np.empty(4 * size)
         self.pivots = np.empty(size, dtype=np.intp)
         self.face = np.empty(self.capacity + 1, dtype=np.intp)
+        # H_F, the Gram block of the face's variables (0 for slacks), in face order: kept
+        # by add / move_last_to as the face changes, so the products with it read
+        # contiguous rows instead of gathering G's entries
+        self.hstride = self.capacity + 1
+        self.hf = np.empty(self.hstride * self.hstride)
         self.position = np.full(n, -1, dtype=np.intp)
         self.m = 0
         self.updates = 0
@@ -216,15 +260,20 @@ cdef class _Solver:
         return self.gram[u, v] if u < self.k and v < self.k else 0.0
 
     cdef void exact_gradient(self) noexcept nogil:
-        """g = L - G alpha over the multipliers."""
+        """g = L - G alpha over the multipliers, as L minus a sum of G's rows (G is
+        symmetric): contiguous, independent updates instead of one long dependent sum per
+        entry (the compiler pipelines and vectorises them)."""
         cdef Py_ssize_t r, c
-        cdef double acc
+        cdef double xc
+        cdef const double *row
         for r in range(self.k):
-            acc = self.losses[r]
-            for c in range(self.k):
-                if self.x[c] != 0.0:
-                    acc -= self.gram[r, c] * self.x[c]
-            self.grad[r] = acc
+            self.grad[r] = self.losses[r]
+        for c in range(self.k):
+            xc = self.x[c]
+            if xc != 0.0:
+                row = &self.gram[c, 0]
+                for r in range(self.k):
+                    self.grad[r] -= xc * row[r]
 
     cdef double fresh(self) except -1.0:
         """Form the face's KKT system, factor it and form its inverse afresh; return its
@@ -256,24 +305,26 @@ cdef class _Solver:
         rcond = _symmetric_rcond(&self.lu[0], n, &self.pivots[0], anorm, &self.work[0])
         if rcond <= 0.0:
             return 0.0
-        for c in range(n):
-            for r in range(n):
-                self.column[r] = 1.0 if r == c else 0.0
-            _lu_solve(&self.lu[0], n, &self.pivots[0], &self.column[0])
-            for r in range(n):
-                self.inv[r * stride + c] = self.column[r]
+        _lu_inverse(&self.lu[0], n, &self.pivots[0], &self.inv[0], stride)
         self.updates = 0
         return rcond
 
     cdef void apply_inverse(self) noexcept nogil:
-        """product <- inv column over the first G + m rows and columns."""
+        """product <- inv column over the first G + m rows and columns, as a sum of inv's
+        rows (the inverse of a symmetric system is symmetric; the updates keep it so up to
+        rounding, which the refinement in ``solve`` absorbs): contiguous, independent
+        updates instead of one long dependent sum per entry."""
         cdef Py_ssize_t n = self.m + self.n_groups, r, c, stride = self.stride
-        cdef double acc
+        cdef double cc
+        cdef double *row
         for r in range(n):
-            acc = 0.0
-            for c in range(n):
-                acc += self.inv[r * stride + c] * self.column[c]
-            self.product[r] = acc
+            self.product[r] = 0.0
+        for c in range(n):
+            cc = self.column[c]
+            if cc != 0.0:
+                row = &self.inv[c * stride]
+                for r in range(n):
+                    self.product[r] += cc * row[r]
 
     cdef void solve(self) noexcept nogil:
         """rhs <- KKT_F^{-1} rhs (rhs ordered F's variables first, then the groups), with
@@ -284,6 +335,7 @@ cdef class _Solver:
         cdef double *b = &self.work[0]  # work holds 4 (m + G) doubles: b, y
         cdef double *y = &self.work[n]
         cdef double acc
+        cdef const double *row
         for g in range(G):
             b[g] = self.rhs[m + g]
         for i in range(m):
@@ -299,12 +351,13 @@ cdef class _Solver:
         for i in range(m):
             g = self.var_group(self.face[i])
             self.column[g] -= y[G + i]
-            acc = b[G + i] - y[g]
-            if self.face[i] < self.k:
-                for j in range(m):
-                    if self.face[j] < self.k:
-                        acc -= self.gram[self.face[i], self.face[j]] * y[G + j]
-            self.column[G + i] = acc
+            self.column[G + i] = b[G + i] - y[g]
+        for j in range(m):  # minus H_F y_F, a row of H_F at a time (H_F is symmetric)
+            acc = y[G + j]
+            if acc != 0.0:
+                row = &self.hf[j * self.hstride]
+                for i in range(m):
+                    self.column[G + i] -= acc * row[i]
         self.apply_inverse()
         for i in range(m):
             self.rhs[i] = y[G + i] + self.product[G + i]
@@ -350,7 +403,7 @@ cdef class _Solver:
         inv <- inv[:-1, :-1] - inv[:-1, -1] inv[-1, :-1] / inv[-1, -1].  False when that pivot
         is too small to trust (the face is changed all the same: form the inverse afresh)."""
         cdef Py_ssize_t G = self.n_groups, stride = self.stride, n = self.m + self.n_groups
-        cdef Py_ssize_t r = G + i, last = n - 1, a, b, v = self.face[i], u
+        cdef Py_ssize_t r = G + i, last = n - 1, a, b
         cdef double t, pivot, factor, scale = 0.0
         if r != last:
             for a in range(n):
@@ -361,11 +414,7 @@ cdef class _Solver:
                 t = self.inv[r * stride + b]
                 self.inv[r * stride + b] = self.inv[last * stride + b]
                 self.inv[last * stride + b] = t
-            u = self.face[self.m - 1]
-            self.face[i] = u
-            self.position[u] = i
-        self.position[v] = -1
-        self.m -= 1
+        self.move_last_to(i)
         self.updates += 1
         pivot = self.inv[last * stride + last]
         for a in range(last):
@@ -404,9 +453,35 @@ cdef class _Solver:
         return (np.array(self.face[:self.m]), np.array(inverse), self.updates)
 
     cdef void add(self, Py_ssize_t v) noexcept nogil:
-        self.position[v] = self.m
-        self.face[self.m] = v
+        """Append variable v to the face (H_F grows by its row and column)."""
+        cdef Py_ssize_t i, m = self.m, hs = self.hstride
+        cdef double h
+        for i in range(m):
+            h = self.hess(self.face[i], v)
+            self.hf[i * hs + m] = h
+            self.hf[m * hs + i] = h
+        self.hf[m * hs + m] = self.hess(v, v)
+        self.position[v] = m
+        self.face[m] = v
         self.m += 1
+
+    cdef void move_last_to(self, Py_ssize_t i) noexcept nogil:
+        """The face's last variable takes place i (whose variable leaves): face, position
+        and H_F follow; the face shrinks by one."""
+        cdef Py_ssize_t last = self.m - 1, j, hs = self.hstride, v = self.face[i], u
+        cdef double h
+        if i != last:
+            u = self.face[last]
+            for j in range(last):
+                if j != i:
+                    h = self.hf[last * hs + j]
+                    self.hf[i * hs + j] = h
+                    self.hf[j * hs + i] = h
+            self.hf[i * hs + i] = self.hf[last * hs + last]
+            self.face[i] = u
+            self.position[u] = i
+        self.position[v] = -1
+        self.m -= 1
 
     cdef void drop_nonpositive(self) except *:
         """Remove the face's variables at x <= 0 (they are set to exactly 0), updating the
@@ -516,13 +591,21 @@ cdef class _Solver:
             direction[i] -= sums[g] / counts[g]
 
     cdef double curvature(self, double[::1] direction, Py_ssize_t m) noexcept nogil:
-        """d^T H d over the first m face entries."""
+        """d^T H d over the first m face entries: t = H d a row of H at a time (into the
+        scratch ``product``, unused between solves), then d.t."""
         cdef Py_ssize_t i, j
-        cdef double total = 0.0
+        cdef double total = 0.0, di
+        cdef const double *row
+        for j in range(m):
+            self.product[j] = 0.0
         for i in range(m):
-            if self.face[i] < self.k and direction[i] != 0.0:
+            di = direction[i]
+            if di != 0.0:
+                row = &self.hf[i * self.hstride]
                 for j in range(m):
-                    total += direction[i] * self.hess(self.face[i], self.face[j]) * direction[j]
+                    self.product[j] += di * row[j]
+        for j in range(m):
+            total += direction[j] * self.product[j]
         return total
 
     cdef bint line_search(self, double[::1] direction, Py_ssize_t m, double curvature,
@@ -621,10 +704,7 @@ cdef class _Solver:
             v = self.face[i]
             if not self.x[v] > 0.0:
                 self.x[v] = 0.0
-                self.face[i] = self.face[self.m - 1]
-                self.position[self.face[i]] = i
-                self.position[v] = -1
-                self.m -= 1
+                self.move_last_to(i)
         if self.fresh() <= 0.0:
             raise ActiveSetStuck
         return 0

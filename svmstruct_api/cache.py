@@ -13,6 +13,8 @@ cache has nothing violated enough, so termination is decided by the exact oracle
 (Joachims, Finley & Yu 2009, Section 4.3).
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .plugin import ConstraintBatch
@@ -21,7 +23,7 @@ from .plugin import ConstraintBatch
 class ConstraintCache:
     """Ring buffers of the last ``size`` most violated constraints of each example."""
 
-    def __init__(self, n_examples, n_features, size):
+    def __init__(self, n_examples: int, n_features: int, size: int) -> None:
         if not (isinstance(size, (int, np.integer)) and size > 0):
             raise ValueError(f"the cache size must be a positive integer, got {size!r}")
         # empty slots hold the correct output itself: Delta = 0, dpsi = 0
@@ -29,18 +31,18 @@ class ConstraintCache:
         self._dpsi = np.zeros((n_examples, size, n_features))
         self._inserted = 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         """How many oracle batches the cache has seen (at most ``size`` are kept)."""
         return self._inserted
 
-    def add(self, batch):
+    def add(self, batch: ConstraintBatch) -> None:
         """Remember every example's constraint of one oracle pass, evicting the oldest."""
         slot = self._inserted % self._loss.shape[1]
         self._loss[:, slot] = batch.loss
         self._dpsi[:, slot] = batch.dpsi
         self._inserted += 1
 
-    def most_violated(self, w):
+    def most_violated(self, w: np.ndarray) -> ConstraintBatch:
         """Each example's most violated cached constraint at w, as a ConstraintBatch."""
         values = self._loss - self._dpsi @ w
         chosen = np.argmax(values, axis=1)

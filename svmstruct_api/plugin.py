@@ -19,10 +19,16 @@ The constraint of example i for output y reads  w.dpsi_i >= Delta_i - xi_i.  The
 hook loops over the per-example hooks; a fast plugin overrides it with one vectorised call.
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .bounds import ExampleBounds
 
 
 @dataclass(frozen=True)
@@ -38,18 +44,19 @@ class ConstraintBatch:
     """
 
     loss: np.ndarray
-    dpsi: np.ndarray
+    dpsi: Any
 
-    def violations(self, w):
+    def violations(self, w: np.ndarray) -> np.ndarray:
         """H_i(w) = Delta_i - w.dpsi_i: the slack example i needs for its most violated output."""
         return self.loss - self.dpsi @ w
 
-    def slack_cost(self, w, bounds):
+    def slack_cost(self, w: np.ndarray, bounds: ExampleBounds) -> float:
         """sum_i b_i max(0, H_i(w)): the slack term of the primal objective P(w), for the
         example bounds b_i (svmstruct_api.learner.ExampleBounds)."""
         return bounds.slack_cost(np.maximum(self.violations(w), 0.0))
 
-    def averaged(self, w, bounds):
+    def averaged(self, w: np.ndarray,
+                 bounds: ExampleBounds) -> tuple[np.ndarray, float, float]:
         """The 1-slack constraint of this batch and its violation at w, weighted b_i / C:
         (sum_i b_i/C dpsi_i, sum_i b_i/C Delta_i, sum_i b_i/C max(0, H_i(w)))."""
         return (bounds.average(self.dpsi), bounds.average(self.loss),
@@ -76,18 +83,21 @@ class SummedConstraint:
     loss: float
     dpsi: np.ndarray
 
-    def _violation(self, w):
+    def _violation(self, w: np.ndarray) -> float:
         return max(float(self.loss - self.dpsi @ w), 0.0)
 
-    def _check(self, bounds):
+    def _check(self, bounds: ExampleBounds) -> None:
         if not bounds.uniform:
             raise ValueError("a SummedConstraint needs every example to have the same bound")
 
-    def slack_cost(self, w, bounds):
+    def slack_cost(self, w: np.ndarray, bounds: ExampleBounds) -> float:
+        """C/n max(0, sum_i H_i(w)) (every example has the bound C/n)."""
         self._check(bounds)
         return float(bounds.values[0]) * self._violation(w)
 
-    def averaged(self, w, bounds):
+    def averaged(self, w: np.ndarray,
+                 bounds: ExampleBounds) -> tuple[np.ndarray, float, float]:
+        """The 1-slack constraint: (1/n sum_i dpsi_i, 1/n sum_i Delta_i, its violation)."""
         self._check(bounds)
         return self.dpsi / self.n, self.loss / self.n, self._violation(w) / self.n
 
@@ -101,40 +111,40 @@ class StructuredModel(ABC):
     n_features: int
     #: None, or the weight v_i > 0 of every example: the slack term becomes
     #: C/V sum_i v_i xi_i, V = sum_i v_i (svmstruct_api.learner, example bounds)
-    example_weights = None
+    example_weights: Any = None
     #: None, or a RowBasis B (p x n_features; svmstruct_api.qp.WorkingSet) in which every
     #: constraint of a batch is B^T u: then ``batch.dpsi.basis_coefficients(v)`` gives the
     #: u of v^T dpsi, and the 1-slack learner may keep its constraints as u (p numbers
     #: each) where p is the smaller (svmstruct_api.learner)
-    row_basis = None
+    row_basis: Any = None
 
     @property
-    def regularized(self):
+    def regularized(self) -> np.ndarray:
         """Boolean mask over the components of w that enter 1/2 |w|^2 (all by default);
         an unregularised component is, e.g., a classifier's bias."""
         return np.ones(self.n_features, dtype=bool)
 
     @abstractmethod
-    def psi(self, i, y):
+    def psi(self, i: int, y: Any) -> np.ndarray:
         """psi(x_i, y)."""
 
     @abstractmethod
-    def loss(self, i, y):
+    def loss(self, i: int, y: Any) -> float:
         """Delta(y_i, y)."""
 
     @abstractmethod
-    def find_most_violated_constraint(self, i, w):
+    def find_most_violated_constraint(self, i: int, w: np.ndarray) -> Any:
         """argmax_y Delta(y_i, y) + w.psi(x_i, y)."""
 
     @abstractmethod
-    def classify_example(self, i, w):
+    def classify_example(self, i: int, w: np.ndarray) -> Any:
         """argmax_y w.psi(x_i, y)."""
 
     @abstractmethod
-    def true_output(self, i):
+    def true_output(self, i: int) -> Any:
         """y_i, the correct output of example i."""
 
-    def most_violated_constraints(self, w):
+    def most_violated_constraints(self, w: np.ndarray) -> ConstraintBatch | SummedConstraint:
         """ConstraintBatch for all examples; override with a vectorised version."""
         losses = np.empty(self.n_examples)
         dpsi = np.empty((self.n_examples, self.n_features))

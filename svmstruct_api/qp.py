@@ -1,5 +1,6 @@
-"""The working-set QP of the cutting-plane learners: warm-started SMO and active-set
-methods, and cvxopt.
+"""The working set of the cutting-plane learners: its constraints, their Gram matrix, and
+the working-set QP, solved by the solvers of svmstruct_api.solvers through their one
+interface.
 
 Constraints k = 1..K, each attached to a slack group g(k) with bound C_g, read
 w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
@@ -12,33 +13,15 @@ w.a_k >= Delta_k - xi_{g(k)}.  The restricted primal problem is
     s.t.  sum_{k in g} alpha_k <= C_g  for every g,   sum_k alpha_k a_k[U] = 0,           (D)
 
 with K_kl = a_k[R].a_l[R] and w_R = sum_k alpha_k a_k[R].  n-slack has one group per example
-(C_g = C/n), 1-slack a single group (C_g = C).  Solvers, by the shape of the problem
-(solver "smo", the default; no free component in play), each warm-started from the
-previous solve's multipliers (a cutting-plane iteration adds one or a few constraints, so
-the old alpha is nearly optimal; an interior-point solve would cost O(K^3) per step from
-scratch) and stopped at the duality gap it is given (the learners pass 1% of C * epsilon)
-or cvxopt's targets:
-
-- few groups (1-slack; at most _ACTIVE_SET_MAX_GROUPS) and a KKT system of at most
-  _ACTIVE_SET_MAX_SYSTEM rows: (D) by the active-set method of svmstruct_api._active_set,
-  which moves between nonsingular faces (at most rank(G) + #groups free multipliers) by
-  Newton steps and exchanges, keeping the inverse of the face's system by O(face^2)
-  updates, from one solve to the next (the face of the last solve is where the next one
-  starts).  Where K > dim(w) + #groups, G is rank-deficient: SMO crawls along its null
-  space, and cvxopt from scratch took most of the training time.  SMO takes over when the
-  active set runs out of steps or cannot move (see _methods).
-- K <= dim(w) + #groups: (D) by the SMO of svmstruct_api._simplex_qp.  SMO rounds
-  alternate with a Newton step on the face its support spans; it hands over to cvxopt
-  when its step budget runs out, when a round cannot move (rounding noise in an
-  ill-conditioned Gram matrix) or when the gap stops decreasing.
-- otherwise (n-slack's many groups), and for solver "cvxopt", by cvxopt, in whichever
-  form has fewer variables ((P): dim(w) + #groups, (D): K), the other form's solution
-  read off cvxopt's multipliers.  When cvxopt refuses one form (a singular KKT system) the
-  other is tried, and a solve that is not optimal is retried with a small ridge added to
-  the quadratic term; if all of that fails, QPError is raised (an almost-converged last
-  attempt is accepted and flagged instead, see QPSolution.status).  The primal form is
-  only tried while its dense KKT system is small (dim(w) + #groups <=
-  _MAX_PRIMAL_VARIABLES): with many features the dual is the form to solve.
+(C_g = C/n), 1-slack a single group (C_g = C).  The working set hands (D) to the solvers as
+a QPProblem, each warm-started from the previous solve's multipliers (a cutting-plane
+iteration adds one or a few constraints, so the old alpha is nearly optimal; an
+interior-point solve would cost O(K^3) per step from scratch) and from its own memory of
+the last solve, and stopped at the duality gap it is given (the learners pass a fraction
+of C * epsilon or of rel_gap P) or at cvxopt's targets.  Which solvers are tried, in which
+order, is one table (svmstruct_api.solvers.TRIAL_ORDER): by default the active set (few
+groups), SMO (K <= dim(w) + #groups), then cvxopt (any problem: n-slack's many groups, free
+components, and whatever the others gave up on).
 
 Products over the constraint rows and the Gram matrix are formed with ``np.einsum`` (one
 thread, no BLAS): a BLAS product wakes its thread pool, whose threads then spin beside the
@@ -48,56 +31,33 @@ with one (alternating runs); when it was quieter the two were equal
 (benchmarks/results/solver_speed.md), and einsum's loops take about 1.6x BLAS's time for
 these products, which the passes saved elsewhere make up for.
 
-``solve(deadline=)`` stops between SMO rounds, between active-set steps and before each
-cvxopt attempt once ``time.perf_counter()`` passes the deadline, raising QPTimeout (the
-learners' max_time).
+``solve(deadline=)``: the solvers stop between SMO rounds, between active-set steps and
+before each cvxopt attempt once ``time.perf_counter()`` passes the deadline, raising
+QPTimeout (the learners' max_time).
 """
 
-import time
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ._active_set import ActiveSetStuck, active_set_solve
-from ._simplex_qp import smo_solve
 from .options import QP_SOLVERS, QPError
+from .solvers import QPProblem, QPResult, QPState, QPTimeout, trial_order
 
+__all__ = ["QP_SOLVERS", "QPError", "QPSolution", "QPTimeout", "WorkingSet"]
 
-class QPTimeout(Exception):
-    """The deadline passed to WorkingSet.solve passed before the QP was solved."""
-
-
-_SOLVER_OPTIONS = {"show_progress": False, "abstol": 1e-9, "reltol": 1e-9, "feastol": 1e-9,
-                   "maxiters": 200}
-_RIDGES = (0.0, 1e-10, 1e-8, 1e-6)  # relative to the largest diagonal entry
-_ACCEPTABLE_RESIDUAL = 1e-6
-#: SMO stops at a duality gap of _SMO_ABS_GAP + _SMO_REL_GAP * |D(alpha)| (cvxopt's targets)
-_SMO_ABS_GAP = 1e-9
-_SMO_REL_GAP = 1e-9
-#: SMO's step budget before cvxopt takes over: this many steps per constraint, plus a floor
-_SMO_STEPS_PER_CONSTRAINT = 1000
-_SMO_MIN_STEPS = 10000
-_SMO_ROUND = 20
-#: SMO hands over to cvxopt after this many consecutive rounds without a smaller gap
-_SMO_STALLED_ROUNDS = 3
-#: the active-set method's step budget before cvxopt takes over
-_ACTIVE_SET_STEPS_PER_CONSTRAINT = 5
-_ACTIVE_SET_MIN_STEPS = 100
-#: ... and its scope: at most this many groups, and a KKT system of at most this many rows
-#: (its inverse, kept from solve to solve, is 18 MB at 1500)
-_ACTIVE_SET_MAX_GROUPS = 8
-_ACTIVE_SET_MAX_SYSTEM = 1500
-#: ... and the support size up to which it is tried before SMO (_methods): all of its scope
-#: since its face and the inverse of its system carry over from one solve to the next (on
-#: the 10^4 x 2 10^4 sparse set at C = 1000 it took 138 s where SMO took 205 s, faces of
-#: 500 included)
-_ACTIVE_SET_FAST_FACE = 1500
-#: the primal form's KKT system is dense in dim(w) + #groups variables: 4000 is 128 MB
-_MAX_PRIMAL_VARIABLES = 4000
+#: with no gap asked for, solvers stop at a duality gap of _DEFAULT_ABS_GAP +
+#: _DEFAULT_REL_GAP * |D(alpha)| (cvxopt's targets)
+_DEFAULT_ABS_GAP = 1e-9
+_DEFAULT_REL_GAP = 1e-9
 
 
 @dataclass(frozen=True)
 class QPSolution:
+    """The solution of one working-set QP, as the learners read it."""
+
     w: np.ndarray
     alpha: np.ndarray
     #: slack of every group (xi_g >= 0)
@@ -110,6 +70,7 @@ class QPSolution:
     form: str
     #: "optimal", or "inaccurate" when only a near-optimal point was found (see module doc)
     status: str
+    #: a ridge cvxopt added to the Gram matrix (0 for every other solver)
     ridge: float
 
 
@@ -121,13 +82,15 @@ class WorkingSet:
     constraints added since it last did (K inner products each, not a recomputation): cvxopt's
     primal form, which n-slack's many groups use once K > dim(w) + #groups, needs the rows
     alone, so the K x K matrix -- most of n-slack's memory -- is never formed there.  The
-    multipliers of the last solve are kept with their constraints: the next SMO solve
-    starts from them.
+    multipliers of the last solve are kept with their constraints: the next solve starts
+    from them, and every solver's memory of its last solve (QPResult.memory) is kept for its
+    next one.  Every constraint carries an id that does not change while it stays
+    (QPProblem.ids: what that memory names constraints by).
 
-    ``solver``: "smo" (default) solves (D) by the warm-started SMO of
-    svmstruct_api._simplex_qp or the active-set method of svmstruct_api._active_set (module
-    doc) when no free component is in play, and falls back to cvxopt when they have not
-    reached their gap within their step budgets; "cvxopt" always uses cvxopt.
+    ``solver``: a choice of svmstruct_api.solvers.trial_order: "smo" (default) tries the
+    active set, SMO and cvxopt in the order of svmstruct_api.solvers.TRIAL_ORDER;
+    "cvxopt" uses cvxopt alone; any other registered solver's name, that solver and then
+    cvxopt.  The working set calls the solvers through that interface only.
 
     ``basis``: None, or a RowBasis B (p x dim(w)) in which every constraint is a_k = B^T u_k
     (for the ranking plugins B = X, the documents' rows, and u_k the per-document
@@ -146,9 +109,9 @@ class WorkingSet:
     ``vectors`` forms the dim(w)-long rows on demand (cvxopt's fallback only).
     """
 
-    def __init__(self, n_features, group_bounds, regularized=None, solver="smo", basis=None):
-        if solver not in QP_SOLVERS:
-            raise ValueError(f"solver must be one of {QP_SOLVERS}, got {solver!r}")
+    def __init__(self, n_features: int, group_bounds: Any, regularized: Any = None,
+                 solver: str = "smo", basis: Any = None) -> None:
+        trial_order(solver)  # ValueError for an unknown choice
         if basis is not None and regularized is not None and not np.all(regularized):
             raise ValueError("constraints kept in a row basis need every component of w "
                              "regularised")
@@ -157,7 +120,7 @@ class WorkingSet:
         #: (class doc)
         self.basis = basis
         #: B a_k of the constraints added since the Gram matrix was last extended (basis only)
-        self._pending_images = []
+        self._pending_images: list[np.ndarray] = []
         self.group_bounds = np.asarray(group_bounds, dtype=float)
         self.regularized = (np.ones(n_features, dtype=bool) if regularized is None
                             else np.asarray(regularized, dtype=bool))
@@ -170,10 +133,10 @@ class WorkingSet:
         #: (w, slacks at w, margins w.a_k or None) of the last solve, until the working
         #: set changes
         self._solved = None
-        #: the final face of the last active-set solve, which the next one starts from:
-        #: (its constraints' indices, -1 - g for group g's slack; the inverse of its KKT
-        #: system; updates since that was formed; the groups in play), or None
-        self._face = None
+        #: every solver's memory of its last solve (QPResult.memory), by solver name
+        self._memory: dict[str, Any] = {}
+        #: the id the next constraint added gets (QPProblem.ids)
+        self._next_id = 0
         self._allocate(16)
 
     def _allocate(self, capacity):
@@ -182,25 +145,28 @@ class WorkingSet:
         vectors = np.empty((capacity, self.row_length))
         losses = np.empty(capacity)
         groups = np.empty(capacity, dtype=np.intp)
+        ids = np.empty(capacity, dtype=np.int64)
         alpha = np.zeros(capacity)
         if n:
             vectors[:n] = self._vector_buffer[:n]
             losses[:n] = self._loss_buffer[:n]
             groups[:n] = self._group_buffer[:n]
+            ids[:n] = self._id_buffer[:n]
             alpha[:n] = self._alpha_buffer[:n]
         self._vector_buffer = vectors
         self._loss_buffer, self._group_buffer, self._alpha_buffer = losses, groups, alpha
+        self._id_buffer = ids
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._size
 
     @property
-    def row_length(self):
+    def row_length(self) -> int:
         """The length of a stored row: dim(w), or the basis's number of coefficients."""
         return self.n_features if self.basis is None else self.basis.n_coefficients
 
     @property
-    def vectors(self):
+    def vectors(self) -> np.ndarray:
         """a_k of every constraint as dim(w)-long rows (formed from their coefficients, row
         by row, when they are kept in a basis: only cvxopt's fallback asks for them)."""
         if self.basis is None:
@@ -209,15 +175,17 @@ class WorkingSet:
                         ).reshape(self._size, self.n_features)
 
     @property
-    def losses(self):
+    def losses(self) -> np.ndarray:
+        """Delta_k of every constraint."""
         return self._loss_buffer[:self._size]
 
     @property
-    def groups(self):
+    def groups(self) -> np.ndarray:
+        """The slack group g(k) of every constraint."""
         return self._group_buffer[:self._size]
 
     @property
-    def alpha(self):
+    def alpha(self) -> np.ndarray:
         """The multipliers of the last solve (0 for constraints added since)."""
         return self._alpha_buffer[:self._size]
 
@@ -243,7 +211,7 @@ class WorkingSet:
             # against the coefficients of all rows, K row-lengths of B's size
             images = np.array(self._pending_images).reshape(end - g, self.row_length)
             rows = np.einsum("kj,ij->ki", images, self._vector_buffer[:end])
-            self._pending_images = []
+            self._pending_images: list[np.ndarray] = []
         elif self._all_regularized:
             rows = np.einsum("kj,ij->ki", new, self._vector_buffer[:end])
         else:
@@ -258,14 +226,6 @@ class WorkingSet:
         """a_k[R] of every constraint: the rows themselves when every component is
         regularised (no copy: a boolean column mask would copy the K x dim(w) rows)."""
         return self.vectors if self._all_regularized else self.vectors[:, self.regularized]
-
-    def _squared_norms(self):
-        """|a_k[R]|^2 of every constraint (the Gram matrix's diagonal, without forming it
-        where the rows are dim(w)-long)."""
-        if self.basis is not None:
-            return np.diagonal(self._gram).copy()
-        rows = self._regularized_rows()
-        return np.einsum("ij,ij->i", rows, rows)
 
     def _weights(self, alpha):
         """w_R = sum_k alpha_k a_k[R] (0 elsewhere), over the support of alpha only: with
@@ -289,7 +249,7 @@ class WorkingSet:
         w[self.regularized] = np.einsum("i,ij->j", alpha, rows)
         return w
 
-    def add(self, groups, vectors, losses, coefficients=None):
+    def add(self, groups: Any, vectors: Any, losses: Any, coefficients: Any = None) -> None:
         """Append constraints w.vectors[k] >= losses[k] - xi_{groups[k]}; with a basis B,
         ``coefficients[k]`` is the u_k of vectors[k] = B^T u_k, the row kept."""
         vectors = np.atleast_2d(np.asarray(vectors, dtype=float))
@@ -311,10 +271,12 @@ class WorkingSet:
         self._vector_buffer[n:end] = rows
         self._loss_buffer[n:end] = losses
         self._group_buffer[n:end] = groups
+        self._id_buffer[n:end] = np.arange(self._next_id, self._next_id + added)
+        self._next_id += added
         self._alpha_buffer[n:end] = 0.0
         self._size = end
 
-    def remove(self, keep):
+    def remove(self, keep: Any) -> np.ndarray:
         """Keep only the constraints where the boolean mask ``keep`` is True; return
         ``order``, the old index of the constraint now at each position (kept constraints
         may change places: per-constraint arrays kept by the caller follow with
@@ -346,22 +308,16 @@ class WorkingSet:
             self._gram_size = len(formed)
         self._loss_buffer[:m] = self._loss_buffer[order]
         self._group_buffer[:m] = self._group_buffer[order]
+        self._id_buffer[:m] = self._id_buffer[order]
         self._alpha_buffer[:m] = self._alpha_buffer[order]
         self._size = m
-        if self._face is not None:
-            new_index = np.full(len(keep), -1)
-            new_index[order] = np.arange(m)
-            ids = self._face[0]
-            moved = np.where(ids >= 0, new_index[np.maximum(ids, 0)], ids)
-            self._face = None if np.any((ids >= 0) & (moved < 0)) else \
-                (moved, *self._face[1:])
         solved, self._solved = self._solved, None
         if solved is not None and solved[2] is not None:
             margins = solved[2][order]
             self._solved = (solved[0], self.slacks(solved[0], margins), margins)
         return order
 
-    def aggregate(self, chosen):
+    def aggregate(self, chosen: Any) -> np.ndarray:
         """Replace the constraints ``chosen`` (indices, two or more, of one group, with
         multipliers alpha_k > 0 from the last solve) by their aggregate: the alpha-weighted
         mean
@@ -394,7 +350,8 @@ class WorkingSet:
         gram[first, :] = gram_row
         gram[:, first] = gram_row
         gram[first, first] = lam @ gram_row[chosen]
-        self._face = None  # the active set's factors were of the old constraints
+        self._id_buffer[first] = self._next_id  # a new constraint: memories of it are void
+        self._next_id += 1
         if self._solved is not None and self._solved[2] is not None:
             margins = self._solved[2]
             margins[first] = lam @ margins[chosen]
@@ -402,7 +359,7 @@ class WorkingSet:
         keep[chosen[1:]] = False
         return self.remove(keep)
 
-    def rescale_bounds(self, group_bounds, factor):
+    def rescale_bounds(self, group_bounds: Any, factor: float) -> None:
         """Set the groups' bounds C_g to ``group_bounds``, each ``factor`` times the old one
         (a change of C), and scale the multipliers by ``factor``: they stay feasible, and an
         optimum's active set is the natural start for the new QP."""
@@ -410,7 +367,7 @@ class WorkingSet:
         self._alpha_buffer[:self._size] *= factor
         self._solved = None
 
-    def slacks(self, w, margins=None):
+    def slacks(self, w: np.ndarray, margins: np.ndarray | None = None) -> np.ndarray:
         """xi_g(w) = max(0, max_{k in g} Delta_k - w.a_k): each group's slack at w
         (``margins``: the w.a_k when known, e.g. K alpha for w = sum_k alpha_k a_k)."""
         if margins is None and self._solved is not None and w is self._solved[0]:
@@ -422,7 +379,7 @@ class WorkingSet:
             np.maximum.at(slack, self.groups, self.losses - margins)
         return slack
 
-    def margins(self, w):
+    def margins(self, w: np.ndarray) -> np.ndarray:
         """w.a_k of every constraint: known without a pass over the rows for the last
         solve's w (K alpha), else one pass."""
         if self._solved is not None and w is self._solved[0] and self._solved[2] is not None:
@@ -448,267 +405,72 @@ class WorkingSet:
         self._solved = (w, slack.copy(), margins)
         return self._solution(w, alpha, slack, form, "optimal", 0.0)
 
-    def solve(self, gap_tolerance=None, deadline=None):
-        """Solve the restricted QP; raise QPError when neither SMO nor cvxopt can.
+    def solve(self, gap_tolerance: float | None = None,
+              deadline: float | None = None) -> QPSolution:
+        """Solve the restricted QP by the solvers of this working set's ``solver`` choice,
+        in their order of trial (svmstruct_api.solvers); raise QPError when none can.
 
-        ``gap_tolerance``: the duality gap SMO may stop at (default: cvxopt's targets,
-        1e-9 absolute plus 1e-9 relative).  The cutting-plane learners pass a fraction of
-        C * epsilon: a QP gap delta adds delta to the optimality bound P(w) <= P* + C eps.
-        ``deadline``: a ``time.perf_counter()`` value; QPTimeout is raised once it passes
-        (checked between SMO rounds, every active-set step and before each cvxopt attempt).
+        ``gap_tolerance``: the duality gap the solvers may stop at (default: cvxopt's
+        targets, 1e-9 absolute plus 1e-9 relative).  The cutting-plane learners pass a
+        fraction of C * epsilon: a QP gap delta adds delta to the optimality bound
+        P(w) <= P* + C eps.  ``deadline``: a ``time.perf_counter()`` value; QPTimeout is
+        raised once it passes (checked between SMO rounds, every active-set step and before
+        each cvxopt attempt).
         """
         self._solved = None
         if len(self) == 0:
             return QPSolution(w=np.zeros(self.n_features), alpha=np.empty(0),
                               slack=np.zeros(len(self.group_bounds)), dual_objective=0.0,
                               primal_objective=0.0, form="none", status="optimal", ridge=0.0)
-        solution = None
-        if self.solver == "smo" and not self._free_components_in_use():
-            for method in self._methods():
-                solution = method(gap_tolerance, deadline)
-                if solution is not None:
-                    break
-        if solution is None:
-            solution = self._solve_cvxopt(deadline)
-        self._alpha_buffer[:len(self)] = solution.alpha
-        return solution
+        abs_gap, rel_gap = (_DEFAULT_ABS_GAP, _DEFAULT_REL_GAP) if gap_tolerance is None \
+            else (gap_tolerance, 0.0)
+        problem = self.problem()
+        failures = []
+        for solver in trial_order(self.solver):
+            if not solver.applies(problem):
+                continue
+            state = QPState(alpha=self.alpha.copy(), abs_gap=abs_gap, rel_gap=rel_gap,
+                            deadline=deadline, memory=self._memory.get(solver.name))
+            result = solver.solve(problem, state)
+            self._memory[solver.name] = result.memory
+            if result.status != "failed":
+                solution = self._solution_of(result)
+                self._alpha_buffer[:len(self)] = solution.alpha
+                return solution
+            failures.append(result.message)
+        raise QPError(failures[-1] if failures else
+                      f"no QP solver of {self.solver!r} applies to this working set")
 
-    def _methods(self):
-        """The solvers of (D) to try in turn before cvxopt, by their cost on this working
-        set: the active set first where its KKT systems stay small (few groups, and a warm
-        start whose support has at most _ACTIVE_SET_FAST_FACE multipliers -- SMO crawls on
-        the ill-conditioned Gram matrices of near-parallel cuts, where the active set takes
-        a few exact steps of O(face^2) each, from the last solve's face), or where
-        K > dim(w) + #groups (a rank-deficient G); SMO first otherwise; each the other's
-        fallback."""
-        smo = [self._solve_smo] if self._dual_is_smaller() else []
-        if not self._active_set_is_small():
-            return smo
-        support = int(np.count_nonzero(self.alpha))
-        if not smo or support + len(self.group_bounds) <= _ACTIVE_SET_FAST_FACE:
-            return [self._solve_active_set, *smo]
-        return [*smo, self._solve_active_set]
+    def problem(self) -> QPProblem:
+        """(D) of this working set as the solvers read it (svmstruct_api.solvers.records):
+        only the groups that hold constraints, renumbered 0..G-1."""
+        active_groups, group_index = np.unique(self.groups, return_inverse=True)
+        return QPProblem(
+            losses=self.losses, groups=group_index.astype(np.intp).ravel(),
+            bounds=self.group_bounds[active_groups], group_ids=active_groups,
+            ids=self._id_buffer[:self._size], n_features=self.n_features,
+            regularized=self.regularized, free_in_use=self._free_components_in_use(),
+            gram=self._formed_gram, rows=lambda: self.vectors, weights=self._weights)
 
-    def _dual_is_smaller(self):
-        """(D) has K variables, (P) dim(w) + #groups: with few features and many constraints,
-        G is rank-deficient, SMO crawls along its null space and cvxopt's small primal wins."""
-        return len(self) <= self.n_features + len(_distinct(self.groups))
+    def _formed_gram(self) -> np.ndarray:
+        """The Gram buffer, extended to every constraint (its leading K x K block is G)."""
+        self._extend_gram()
+        return self._gram_buffer
 
-    def _active_set_is_small(self):
-        """The active-set method keeps the inverse of a KKT system of up to
-        rank(G) + 2 #groups rows: cheap for few groups (1-slack), not for n-slack's hundreds
-        of groups, where cvxopt's primal is faster."""
-        n_groups = len(_distinct(self.groups))
-        face = min(len(self), int(self.regularized.sum()) + n_groups)
-        return n_groups <= _ACTIVE_SET_MAX_GROUPS and face + n_groups <= _ACTIVE_SET_MAX_SYSTEM
-
-    def _free_components_in_use(self):
+    def _free_components_in_use(self) -> bool:
         return not self._all_regularized and \
             bool(np.any(self.vectors[:, ~self.regularized] != 0))
 
-    def _solve_smo(self, gap_tolerance, deadline):
-        """(D) by warm-started SMO; None when the step budget ran out before the gap closed,
-        or SMO stopped making progress (no step possible, or no smaller gap for
-        _SMO_STALLED_ROUNDS rounds): cvxopt takes over."""
-        k = len(self)
-        abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
-            (gap_tolerance, 0.0)
-        self._extend_gram()  # the solvers read the buffer itself
-        alpha = self.alpha.copy()
-        # only the groups that hold constraints: their bounds, renumbered 0..G-1
-        active_groups, group_index = np.unique(self.groups, return_inverse=True)
-        group_index = group_index.astype(np.intp)
-        bounds = self.group_bounds[active_groups]
-        budget = _SMO_STEPS_PER_CONSTRAINT * k + _SMO_MIN_STEPS
-        best_gap, stalled = np.inf, 0
-        while True:
-            steps, gap, objective = smo_solve(
-                self._gram_buffer, self.losses, group_index, bounds, alpha, abs_gap, rel_gap,
-                min(budget, _SMO_ROUND * k + 1000))
-            budget -= steps
-            if gap <= abs_gap + rel_gap * abs(objective):
-                break
-            stalled = 0 if gap < best_gap else stalled + 1
-            best_gap = min(best_gap, gap)
-            if budget <= 0 or steps == 0 or not np.isfinite(gap) or \
-                    stalled >= _SMO_STALLED_ROUNDS:
-                return None
-            _check_deadline(deadline)
-            self._newton_polish(alpha, group_index, bounds)
-        return self._dual_solution(alpha, "smo")
-
-    def _solve_active_set(self, gap_tolerance, deadline):
-        """(D) by the warm-started active-set method of svmstruct_api._active_set; None when
-        it gave up (step budget, or no step possible: cvxopt takes over)."""
-        abs_gap, rel_gap = (_SMO_ABS_GAP, _SMO_REL_GAP) if gap_tolerance is None else \
-            (gap_tolerance, 0.0)
-        self._extend_gram()  # the solvers read the buffer itself
-        alpha = self.alpha.copy()
-        active_groups, group_index = np.unique(self.groups, return_inverse=True)
-        k = len(self)
-        try:
-            *_, face = active_set_solve(
-                self._gram_buffer, self.losses, group_index.astype(np.intp),
-                self.group_bounds[active_groups], alpha, abs_gap, rel_gap,
-                int(self.regularized.sum()) + len(active_groups),
-                _ACTIVE_SET_STEPS_PER_CONSTRAINT * k + _ACTIVE_SET_MIN_STEPS,
-                None if deadline is None else lambda: _check_deadline(deadline),
-                self._last_face(active_groups))
-        except ActiveSetStuck:
-            return None
-        variables, inverse, updates = face
-        # a group's slack is variable K + g of this solve: kept as -1 - g, which does not
-        # change as constraints come and go
-        self._face = (np.where(variables < k, variables, k - 1 - variables), inverse, updates,
-                      active_groups)
-        return self._dual_solution(alpha, "active-set")
-
-    def _last_face(self, active_groups):
-        """The final face of the last active-set solve in this solve's variables (None when
-        there is none, or the groups in play have changed)."""
-        if self._face is None or not np.array_equal(self._face[3], active_groups):
-            return None
-        ids, inverse, updates, _ = self._face
-        return np.where(ids >= 0, ids, len(self) - 1 - ids).astype(np.intp), inverse, updates
-
-    def _newton_polish(self, alpha, group_index, bounds):
-        """One Newton step on the face of (D) that alpha's support spans, cut at alpha >= 0."""
-        idx = np.flatnonzero(alpha > 0)
-        if len(idx) == 0:
-            return
-        gram = self._gram
-        grad = self.losses - np.einsum("ij,j->i", gram, alpha)
-        mass = np.bincount(group_index, alpha, len(bounds))
-        groups = group_index[idx]
-        tight = _distinct(groups[bounds[groups] - mass[groups] <= 1e-9 * bounds[groups]])
-        m, t = len(idx), len(tight)
-        system = np.zeros((m + t, m + t))
-        system[:m, :m] = gram[np.ix_(idx, idx)]
-        membership = (groups[None, :] == tight[:, None]).astype(float)
-        system[:m, m:] = membership.T
-        system[m:, :m] = membership
-        rhs = np.concatenate([grad[idx], np.zeros(t)])
-        try:  # LU, O((m + t)^3 / 3); a least-squares solve (SVD) cost ten times that
-            delta = np.linalg.solve(system, rhs)[:m]
-        except np.linalg.LinAlgError:
-            return  # a singular face: leave it to SMO
-        if not np.all(np.isfinite(delta)):
-            return
-        growth = np.bincount(groups, delta, len(bounds))
-        if np.any(np.abs(growth[tight]) > 1e-9 * bounds[tight]):
-            return  # the face's equations are inconsistent: leave it to SMO
-        shrinking = delta < 0
-        step = min(1.0, np.min(-alpha[idx][shrinking] / delta[shrinking], initial=1.0))
-        filling = growth > 0
-        filling[tight] = False
-        step = min(step, np.min((bounds - mass)[filling] / growth[filling], initial=1.0))
-        new = np.maximum(alpha[idx] + step * delta, 0.0)
-        alpha[idx] = new
-        excess = np.bincount(groups, new, len(bounds)) / bounds
-        if np.any(excess > 1.0):  # rounding: scale the groups back onto their bounds
-            alpha[idx] = new / np.maximum(excess[groups], 1.0)
-
-    def _solve_cvxopt(self, deadline=None):
-        """(P) or (D), whichever is smaller, by cvxopt; the other form and ridges on refusal
-        (the primal only while it is small: _MAX_PRIMAL_VARIABLES)."""
+    def _solution_of(self, result: QPResult) -> QPSolution:
+        """The QPSolution of a solver's result: w and the slacks from alpha (the dual
+        solvers) or as the solver gave them (cvxopt)."""
+        if result.w is None:
+            return self._dual_solution(result.alpha, result.form)
         active_groups = _distinct(self.groups)
-        primal_first = not self._dual_is_smaller()
-        forms = (self._solve_primal, self._solve_dual) if primal_first else \
-            (self._solve_dual, self._solve_primal)
-        if self.n_features + len(active_groups) > _MAX_PRIMAL_VARIABLES:
-            forms = (self._solve_dual,)
-        scale = max(float(np.max(self._squared_norms(), initial=0.0)), 1.0)
-        last_error = "no attempt"
-        fallback = None
-        for ridge in _RIDGES:
-            for form in forms:  # the smaller form first; the other when cvxopt refuses it
-                _check_deadline(deadline)
-                try:
-                    sol = form(active_groups, ridge * scale)
-                except (ValueError, ArithmeticError) as exc:  # cvxopt: singular KKT system
-                    last_error = str(exc)
-                    continue
-                if sol is not None and sol.status == "optimal":
-                    return sol
-                fallback = fallback or sol
-        if fallback is not None:
-            return fallback
-        raise QPError(
-            f"the QP over {len(self)} constraints could not be solved in either form, even "
-            f"with a ridge of {_RIDGES[-1]:g}: {last_error}")
-
-    # -- the two forms ---------------------------------------------------------------------
-
-    def _group_rows(self, active_groups):
-        """Index of each constraint's group among the active groups."""
-        return np.searchsorted(active_groups, self.groups)
-
-    def _status(self, sol):
-        if sol["status"] == "optimal":
-            return "optimal"
-        residual = max(sol.get("primal infeasibility") or np.inf,
-                       sol.get("dual infeasibility") or np.inf,
-                       abs(sol.get("relative gap") or np.inf))
-        return "inaccurate" if residual < _ACCEPTABLE_RESIDUAL else None
-
-    def _solve_dual(self, active_groups, ridge):
-        from cvxopt import matrix, solvers  # imported when first needed: rarely used
-
-        k = len(self)
-        n_groups = len(active_groups)
-        membership = np.zeros((n_groups, k))
-        membership[self._group_rows(active_groups), np.arange(k)] = 1.0
-        quadratic = self._gram + ridge * np.eye(k)
-        inequalities = np.vstack([-np.eye(k), membership])
-        bounds = np.concatenate([np.zeros(k), self.group_bounds[active_groups]])
-        # free components that no constraint touches add the void equation 0 = 0: leave them
-        # out (they stay 0 in w); cvxopt needs the equality matrix to have full row rank
-        free = np.zeros(self.n_features, dtype=bool) if self._all_regularized else \
-            ~self.regularized & np.any(self.vectors != 0, axis=0)
-        equality = {}
-        if free.any():
-            equality = {"A": matrix(self.vectors[:, free].T.copy()),
-                        "b": matrix(np.zeros(free.sum()))}
-        sol = solvers.qp(matrix(quadratic), matrix(-self.losses), matrix(inequalities),
-                         matrix(bounds), options=_SOLVER_OPTIONS, **equality)
-        status = self._status(sol)
-        if status is None:
-            return None
-        alpha = np.maximum(np.array(sol["x"]).ravel(), 0.0)
-        z = np.array(sol["z"]).ravel()
-        w = self._weights(alpha)
-        if free.any():
-            w[free] = np.array(sol["y"]).ravel()
         slack = np.zeros(len(self.group_bounds))
-        slack[active_groups] = np.maximum(z[k:], 0.0)
-        return self._solution(w, alpha, slack, "dual", status, ridge)
-
-    def _solve_primal(self, active_groups, ridge):
-        from cvxopt import matrix, solvers, spmatrix
-
-        d, k = self.n_features, len(self)
-        n_groups = len(active_groups)
-        n_vars = d + n_groups
-        diag = np.concatenate([self.regularized.astype(float), np.zeros(n_groups)])
-        diag[:d] += ridge
-        linear = np.concatenate([np.zeros(d), self.group_bounds[active_groups]])
-        margin_rows = np.zeros((k, n_vars))
-        margin_rows[:, :d] = -self.vectors
-        margin_rows[np.arange(k), d + self._group_rows(active_groups)] = -1.0
-        slack_rows = np.zeros((n_groups, n_vars))
-        slack_rows[np.arange(n_groups), d + np.arange(n_groups)] = -1.0
-        sol = solvers.qp(spmatrix(diag, range(n_vars), range(n_vars)), matrix(linear),
-                         matrix(np.vstack([margin_rows, slack_rows])),
-                         matrix(np.concatenate([-self.losses, np.zeros(n_groups)])),
-                         options=_SOLVER_OPTIONS)
-        status = self._status(sol)
-        if status is None:
-            return None
-        x = np.array(sol["x"]).ravel()
-        alpha = np.maximum(np.array(sol["z"]).ravel()[:k], 0.0)
-        slack = np.zeros(len(self.group_bounds))
-        slack[active_groups] = np.maximum(x[d:], 0.0)
-        return self._solution(x[:d], alpha, slack, "primal", status, ridge)
+        slack[active_groups] = result.slack
+        return self._solution(result.w, result.alpha, slack, result.form, result.status,
+                              result.ridge)
 
     def _solution(self, w, alpha, slack, form, status, ridge):
         """The QPSolution of (w, alpha, slack); D(alpha) = Delta.alpha - 1/2 alpha^T K alpha
@@ -734,6 +496,3 @@ def _distinct(values):
     return np.flatnonzero(np.bincount(values)) if len(values) else np.zeros(0, dtype=np.intp)
 
 
-def _check_deadline(deadline):
-    if deadline is not None and time.perf_counter() > deadline:
-        raise QPTimeout("the time limit passed while solving the working-set QP")

@@ -3,6 +3,8 @@ iteration and the TrainingResult of the fit.  Kept apart from the learner so tha
 trained model back (svmmap.core.training.restore, the scoring command) does not import the
 solvers."""
 
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass, field
 
@@ -37,7 +39,7 @@ class TrainingResult:
     w: np.ndarray
     formulation: str
     C: float
-    epsilon: float
+    epsilon: float | None
     #: "converged", "max_iter", "max_time" or "interrupted"
     status: str
     primal_objective: float
@@ -50,25 +52,26 @@ class TrainingResult:
     seconds: float
     oracle_seconds: float
     qp_seconds: float
-    history: list = field(default_factory=list)
+    history: list[IterationRecord] = field(default_factory=list)
     #: the relative-gap stop it was trained with (None: off)
-    rel_gap: object = None
+    rel_gap: float | None = None
 
     @property
-    def converged(self):
+    def converged(self) -> bool:
+        """Whether a stopping rule held (status "converged")."""
         return self.status == "converged"
 
     @property
-    def duality_gap(self):
+    def duality_gap(self) -> float:
         """P(w) - D(alpha): an upper bound on how far P(w) is from the optimum."""
         return self.primal_objective - self.dual_objective
 
     @property
-    def relative_gap(self):
+    def relative_gap(self) -> float:
         """(P(w) - D(alpha)) / P(w): the duality gap relative to the objective."""
         return self.duality_gap / self.primal_objective if self.primal_objective else math.nan
 
-    def report(self):
+    def report(self) -> str:
         """The end-of-training summary, in the spirit of SVMstruct's."""
         lines = [
             f"Formulation: {self.formulation}, C = {self.C:g}, epsilon = "

@@ -27,10 +27,12 @@ from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
 from svmmap.data import atomic as atomic_module
 from svmmap.experiments import trec
-from svmstruct_api import qp as qp_module
 from svmstruct_api.learner import make_learner
 from svmstruct_api.options import QPError
 from svmstruct_api.qp import QPTimeout, WorkingSet
+from svmstruct_api.solvers import active_set as active_set_module
+from svmstruct_api.solvers import cvxopt as cvxopt_module
+from svmstruct_api.solvers import smo as smo_module
 
 from conftest import PAUSE_IN_IMPORT, random_collection
 
@@ -342,7 +344,7 @@ def _working_set(n_features=3, k=4, seed=0):
 
 
 def test_smo_that_cannot_move_hands_over_to_cvxopt(monkeypatch):
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
+    monkeypatch.setattr(active_set_module, "MAX_GROUPS", 0)  # SMO takes the QPs
     calls = []
 
     def stuck(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_steps):
@@ -351,7 +353,7 @@ def test_smo_that_cannot_move_hands_over_to_cvxopt(monkeypatch):
             raise AssertionError("the SMO loop kept calling a solver that cannot move")
         return 0, 2e190, 0.0  # the issue's numbers: no step, a huge gap
 
-    monkeypatch.setattr(qp_module, "smo_solve", stuck)
+    monkeypatch.setattr(smo_module, "smo_solve", stuck)
     reference = _working_set().solve()
     solution = _working_set().solve()
     assert solution.form != "smo"
@@ -359,7 +361,7 @@ def test_smo_that_cannot_move_hands_over_to_cvxopt(monkeypatch):
 
 
 def test_smo_whose_gap_stops_decreasing_hands_over(monkeypatch):
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
+    monkeypatch.setattr(active_set_module, "MAX_GROUPS", 0)  # SMO takes the QPs
     calls = []
 
     def stalled(*args):
@@ -368,14 +370,14 @@ def test_smo_whose_gap_stops_decreasing_hands_over(monkeypatch):
             raise AssertionError("no progress, yet SMO was called again")
         return 1, 1.0, 0.0  # one step a round, the gap never shrinks
 
-    monkeypatch.setattr(qp_module, "smo_solve", stalled)
+    monkeypatch.setattr(smo_module, "smo_solve", stalled)
     assert _working_set().solve().form != "smo"
 
 
 def test_qp_deadline_raises_qptimeout(monkeypatch):
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
+    monkeypatch.setattr(active_set_module, "MAX_GROUPS", 0)  # SMO takes the QPs
     gaps = iter(np.geomspace(1.0, 0.5, 1000))  # one step and a smaller gap every round
-    monkeypatch.setattr(qp_module, "smo_solve", lambda *a: (1, next(gaps), 0.0))
+    monkeypatch.setattr(smo_module, "smo_solve", lambda *a: (1, next(gaps), 0.0))
     with pytest.raises(QPTimeout):
         _working_set().solve(deadline=time.perf_counter() - 1.0)
 
@@ -383,9 +385,9 @@ def test_qp_deadline_raises_qptimeout(monkeypatch):
 def test_max_time_is_honoured_inside_the_qp(monkeypatch):
     """An SMO that crawls (one step and a slightly smaller gap per call) would take minutes to
     use up its step budget; max_time stops training inside the QP with the best w so far."""
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
+    monkeypatch.setattr(active_set_module, "MAX_GROUPS", 0)  # SMO takes the QPs
     X, y, qid = random_collection(3, n_queries=6, n_features=4)
-    real = qp_module.smo_solve
+    real = smo_module.smo_solve
     state = {"gap": 1.0}
 
     def crawl(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_steps):
@@ -395,7 +397,7 @@ def test_max_time_is_honoured_inside_the_qp(monkeypatch):
         state["gap"] *= 0.999
         return 1, state["gap"], 0.0
 
-    monkeypatch.setattr(qp_module, "smo_solve", crawl)
+    monkeypatch.setattr(smo_module, "smo_solve", crawl)
     model = SVMMap(C=10.0, max_time=0.3).fit(X, y, qid)
     assert model.training_result_.status == "max_time"
     assert np.all(np.isfinite(model.coef_))
@@ -405,16 +407,17 @@ def test_max_time_is_honoured_inside_the_qp(monkeypatch):
 def test_ctrl_c_inside_the_qp_keeps_the_best_model(monkeypatch, solver):
     """Ctrl-C inside either warm-started QP solver ends training with the best model so far."""
     if solver == "smo_solve":
-        monkeypatch.setattr(qp_module, "_ACTIVE_SET_MAX_GROUPS", 0)  # SMO takes the QPs
+        monkeypatch.setattr(active_set_module, "MAX_GROUPS", 0)  # SMO takes the QPs
     X, y, qid = random_collection(4, n_queries=6, n_features=4)
-    real = getattr(qp_module, solver)
+    module = smo_module if solver == "smo_solve" else active_set_module
+    real = getattr(module, solver)
 
     def interrupted(gram, losses, *args):
         if len(losses) >= 3:
             raise KeyboardInterrupt
         return real(gram, losses, *args)
 
-    monkeypatch.setattr(qp_module, solver, interrupted)
+    monkeypatch.setattr(module, solver, interrupted)
     result = SVMMap(C=10.0, epsilon=1e-6).fit(X, y, qid).training_result_
     assert result.status == "interrupted" and result.iterations >= 2
     assert np.isfinite(result.primal_objective) and np.any(result.w != 0)
@@ -424,7 +427,7 @@ def test_max_time_is_honoured_inside_the_active_set(monkeypatch):
     """An active-set method that crawls (the caller's check between steps, each slow) is
     stopped by max_time with the best w so far."""
     X, y, qid = random_collection(3, n_queries=6, n_features=4)
-    real = qp_module.active_set_solve
+    real = active_set_module.active_set_solve
 
     def crawl(gram, losses, group, bounds, alpha, abs_tol, rel_tol, max_face, max_steps,
               check=None, face=None):
@@ -436,7 +439,7 @@ def test_max_time_is_honoured_inside_the_active_set(monkeypatch):
             check()
         raise AssertionError("the deadline was not honoured")
 
-    monkeypatch.setattr(qp_module, "active_set_solve", crawl)
+    monkeypatch.setattr(active_set_module, "active_set_solve", crawl)
     model = SVMMap(C=10.0, max_time=0.3).fit(X, y, qid)
     assert model.training_result_.status == "max_time"
     assert np.all(np.isfinite(model.coef_))
@@ -446,10 +449,9 @@ def test_primal_fallback_never_forms_a_d_by_d_matrix(monkeypatch):
     """With many features the dual is the only form tried: the primal's KKT system is dense
     in dim(w) (the issue's 60 GiB np.diag for one feature index 90,000)."""
     primal_calls = []
-    monkeypatch.setattr(WorkingSet, "_solve_dual",
-                        lambda self, *a: (_ for _ in ()).throw(ValueError("singular")))
-    monkeypatch.setattr(WorkingSet, "_solve_primal",
-                        lambda self, *a: primal_calls.append(1))
+    monkeypatch.setattr(cvxopt_module, "_solve_dual",
+                        lambda *a: (_ for _ in ()).throw(ValueError("singular")))
+    monkeypatch.setattr(cvxopt_module, "_solve_primal", lambda *a: primal_calls.append(1))
     ws = WorkingSet(90_000, [1.0], solver="cvxopt")
     ws.add([0, 0], np.eye(2, 90_000), [1.0, 1.0])
     with pytest.raises(QPError):
@@ -463,7 +465,7 @@ def test_the_primal_form_still_solves_small_problems():
     ws.add([0] * 6, rng.normal(size=(6, 2)), np.ones(6))  # K > d + 1: the primal is smaller
     primal = ws.solve()
     assert primal.form == "primal"
-    dual = ws._solve_dual(np.unique(ws.groups), 0.0)
+    dual = ws._solution_of(cvxopt_module._solve_dual(ws.problem(), 0.0))
     assert primal.dual_objective == pytest.approx(dual.dual_objective, abs=1e-6)
 
 

@@ -7,7 +7,8 @@ import time
 import numpy as np
 import pytest
 
-import svmstruct_api.qp as qp_module
+import svmstruct_api.solvers as solvers
+import svmstruct_api.solvers.active_set as active_set_module
 from svmmap.core.collection import QueryCollection
 from svmmap.core.plugins import MapPlugin
 from svmstruct_api._active_set import ActiveSetStuck, active_set_solve
@@ -41,10 +42,13 @@ def _problem(seed):
 
 def _reference(vectors, losses, groups, bounds):
     """cvxopt's primal and dual forms of the same QP."""
+    from svmstruct_api.solvers import cvxopt as cvxopt_solver
+
     ws = WorkingSet(vectors.shape[1], bounds, solver="cvxopt")
     ws.add(groups, vectors, losses)
-    active = np.unique(groups)
-    return ws._solve_primal(active, 0.0), ws._solve_dual(active, 0.0)
+    problem = ws.problem()
+    return tuple(ws._solution_of(form(problem, 0.0))
+                 for form in (cvxopt_solver._solve_primal, cvxopt_solver._solve_dual))
 
 
 def _solve_in_steps(vectors, losses, groups, bounds, gap, pieces=3):
@@ -88,17 +92,18 @@ def test_solver_by_the_shape_of_the_problem():
     assert small.solve().form == "smo"
 
 
-def test_small_support_goes_to_the_active_set_first_and_large_to_smo(monkeypatch):
-    """K <= dim(w) + #groups with few groups: the active set while the warm start's support
-    is small (SMO crawls on near-parallel cuts), SMO beyond _ACTIVE_SET_FAST_FACE; both
-    reach cvxopt's optimum."""
+def test_the_order_of_trial_decides_which_solver_takes_a_qp(monkeypatch):
+    """K <= dim(w) + #groups with few groups: both the active set and SMO apply; the first
+    in TRIAL_ORDER (the active set by default: SMO crawls on near-parallel cuts) takes the
+    QP, SMO when the table puts it first; both reach cvxopt's optimum."""
     rng = np.random.default_rng(8)
     base = rng.normal(size=20)
     vectors = base + 1e-3 * rng.normal(size=(12, 20))  # near-parallel cuts: ill-conditioned
     losses = rng.uniform(0.5, 1, 12)
     reference = _working_set(vectors, losses, np.zeros(12, int), [100.0], "cvxopt").solve()
-    for fast_face, form in ((200, "active-set"), (0, "smo")):
-        monkeypatch.setattr(qp_module, "_ACTIVE_SET_FAST_FACE", fast_face)
+    for order, form in ((("active-set", "smo", "cvxopt"), "active-set"),
+                        (("smo", "active-set", "cvxopt"), "smo")):
+        monkeypatch.setitem(solvers.TRIAL_ORDER, "smo", order)
         solution = _working_set(vectors, losses, np.zeros(12, int), [100.0], "smo").solve()
         assert solution.form == form
         assert solution.dual_objective == pytest.approx(reference.dual_objective, rel=1e-7)
@@ -162,9 +167,8 @@ def test_warm_start_from_other_solvers_multipliers(previous):
 
 def test_smo_multipliers_as_warm_start(monkeypatch):
     """K crosses dim(w) + 1 during the run: SMO's last multipliers start the active set.
-    (SMO goes first only while the support is larger than _ACTIVE_SET_FAST_FACE: set to 0
-    here, so SMO takes every QP with K <= dim(w) + 1.)"""
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_FAST_FACE", 0)
+    (SMO put first in the order of trial here, so it takes every QP with K <= dim(w) + 1.)"""
+    monkeypatch.setitem(solvers.TRIAL_ORDER, "smo", ("smo", "active-set", "cvxopt"))
     rng = np.random.default_rng(5)
     d = 8
     vectors, losses = rng.normal(size=(30, d)), rng.uniform(0, 1, 30)
@@ -180,8 +184,8 @@ def test_smo_multipliers_as_warm_start(monkeypatch):
 
 
 def test_giving_up_hands_over_to_cvxopt(monkeypatch):
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_STEPS_PER_CONSTRAINT", 0)
-    monkeypatch.setattr(qp_module, "_ACTIVE_SET_MIN_STEPS", 1)
+    monkeypatch.setattr(active_set_module, "STEPS_PER_CONSTRAINT", 0)
+    monkeypatch.setattr(active_set_module, "MIN_STEPS", 1)
     vectors, losses, groups, bounds = _problem(1)
     ws = WorkingSet(vectors.shape[1], bounds)
     ws.add(groups, vectors, losses)
@@ -210,7 +214,7 @@ def test_deadline_and_ctrl_c_inside_the_active_set(monkeypatch):
     def interrupt(deadline):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(qp_module, "_check_deadline", interrupt)
+    monkeypatch.setattr(active_set_module, "check_deadline", interrupt)
     with pytest.raises(KeyboardInterrupt):
         ws.solve(deadline=time.perf_counter() + 60)
 
@@ -278,32 +282,36 @@ def test_face_inverse_updates_equal_a_fresh_factorisation(seed):
 
 def test_the_next_solve_starts_from_the_last_face():
     """Constraints added and removed between solves: each active-set solve after the first
-    starts from the last solve's face (kept, its indices following the removals) and
-    reaches cvxopt's optimum, as a solve that forms its face afresh does."""
+    starts from the last solve's face (its memory names constraints by id, so it follows
+    the removals) and reaches cvxopt's optimum, as a solve that forms its face afresh does."""
     rng = np.random.default_rng(12)
     vectors, losses = rng.normal(size=(60, 30)), rng.uniform(0, 1, 60)
     groups = np.zeros(60, dtype=int)
     ws = WorkingSet(30, [50.0])
     started_from = []
-    real = qp_module.active_set_solve
+    real = active_set_module.active_set_solve
 
     def recording(*args):
         started_from.append(args[-1] is not None)
         return real(*args)
 
+    def face_rows():
+        names = ws._memory["active-set"][0]
+        ids = ws.problem().ids
+        return np.array([ws.vectors[np.flatnonzero(ids == c)[0]] for c in names[names >= 0]])
+
     for a in range(0, 60, 10):
         ws.add(groups[a:a + 10], vectors[a:a + 10], losses[a:a + 10])
         if a == 30:
-            face = ws._face[0]
-            rows = ws.vectors[face[face >= 0]].copy()
+            rows = face_rows()
             ws.remove((ws.alpha > 0) | (rng.random(len(ws)) < 0.5))  # the face stays
             # the kept face names the same constraints at their new places
-            np.testing.assert_array_equal(ws.vectors[ws._face[0][ws._face[0] >= 0]], rows)
-        qp_module.active_set_solve, saved = recording, qp_module.active_set_solve
+            np.testing.assert_array_equal(face_rows(), rows)
+        active_set_module.active_set_solve = recording
         try:
             solution = ws.solve(gap_tolerance=1e-10)
         finally:
-            qp_module.active_set_solve = saved
+            active_set_module.active_set_solve = real
         assert solution.form == "active-set"
         fresh = WorkingSet(30, [50.0], solver="cvxopt")
         fresh.add(ws.groups, ws.vectors, ws.losses)

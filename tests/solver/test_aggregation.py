@@ -7,7 +7,7 @@ import pytest
 
 from svmmap.core.collection import QueryCollection
 from svmmap.core.plugins import MapPlugin
-from svmstruct_api import learner as learner_module
+from svmstruct_api import upkeep as upkeep_module
 from svmstruct_api.learner import OneSlackSSVM, make_learner
 from svmstruct_api.qp import WorkingSet
 
@@ -87,9 +87,9 @@ def test_training_that_aggregates_reaches_the_same_optimum(monkeypatch, C):
         return done
 
     monkeypatch.setattr(OneSlackSSVM, "_aggregate", counting)
-    monkeypatch.setattr(learner_module, "_AGGREGATE_NUMBERS", 20 * 15)
-    monkeypatch.setattr(learner_module, "_AGGREGATE_MIN", 20)
-    monkeypatch.setattr(learner_module, "_AGGREGATE_KEEP", 5)
+    monkeypatch.setattr(upkeep_module, "_AGGREGATE_NUMBERS", 20 * 15)
+    monkeypatch.setattr(upkeep_module, "_AGGREGATE_MIN", 20)
+    monkeypatch.setattr(upkeep_module, "_AGGREGATE_KEEP", 5)
     small = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7).fit(plugin)
     assert plain.converged and small.converged
     if C > 100:

@@ -19,7 +19,11 @@ def _random_working_set(seed, n_constraints, n_features, n_groups, bound, free=0
 
 
 def _solve(ws, form):
-    return (ws._solve_primal if form == "primal" else ws._solve_dual)(np.unique(ws.groups), 0.0)
+    """cvxopt's ``form`` of the working set's QP, as the working set reads its result."""
+    from svmstruct_api.solvers import cvxopt as cvxopt_solver
+
+    solve = cvxopt_solver._solve_primal if form == "primal" else cvxopt_solver._solve_dual
+    return ws._solution_of(solve(ws.problem(), 0.0))
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -132,7 +136,7 @@ def test_free_component_untouched_by_every_constraint_is_solvable():
     regularized = np.array([True, True, False])
     ws = WorkingSet(3, [1.0], regularized)
     ws.add([0], [[1.0, 0.5, 0.0]], [1.0])
-    for sol in (ws._solve_dual(np.unique(ws.groups), 0.0), ws.solve()):
+    for sol in (_solve(ws, "dual"), ws.solve()):
         assert sol.status in ("optimal", "inaccurate")
         # min 1/2 |w|^2 + xi s.t. w.(1, .5) >= 1 - xi: w = t (1, .5), t = min(1/1.25, 1)
         np.testing.assert_allclose(sol.w, [0.8, 0.4, 0.0], atol=1e-6)
@@ -145,5 +149,7 @@ def test_cvxopt_refusing_one_form_falls_back_to_the_other(monkeypatch):
     def refuse(*args, **kwargs):
         raise ValueError("Rank(A) < p or Rank([P; A; G]) < n")
 
-    monkeypatch.setattr(ws, "_solve_dual", refuse)
+    from svmstruct_api.solvers import cvxopt as cvxopt_solver
+
+    monkeypatch.setattr(cvxopt_solver, "_solve_dual", refuse)
     np.testing.assert_allclose(ws.solve().w, expected, atol=1e-6)

@@ -173,10 +173,10 @@ def test_loose_qps_far_from_the_optimum_leave_the_certified_stop_unchanged(
         plugin, monkeypatch, fraction, C):
     # the QPs are solved to a fraction of the last gap while that is larger than the strict
     # 1% of rel_gap P_best; the stop is still certified and at the optimum of a tight fit
-    from svmstruct_api import learner
+    from svmstruct_api import stopping
 
     rel_gap = 1e-6
-    monkeypatch.setattr(learner, "_QP_GAP_FRACTION", fraction)
+    monkeypatch.setattr(stopping, "_QP_GAP_FRACTION", fraction)
     tolerances = _recording_tolerances(monkeypatch)
     result = make_learner("1-slack", C=C, epsilon=None, rel_gap=rel_gap).fit(plugin)
     assert result.status == "converged" and result.relative_gap <= rel_gap
@@ -193,7 +193,7 @@ def test_nothing_added_after_a_loose_qp_does_not_stop_training(plugin, monkeypat
     # midpoint of the last and the optimal multipliers (feasible, not optimal).  An oracle
     # pass at such a solution that adds nothing certifies nothing; training goes on (the
     # same working set solved strictly) and stops certified at the tight fit's optimum
-    from svmstruct_api import learner
+    from svmstruct_api import learner, stopping
     from svmstruct_api.qp import WorkingSet
 
     state = {"strict": True}
@@ -215,7 +215,7 @@ def test_nothing_added_after_a_loose_qp_does_not_stop_training(plugin, monkeypat
 
     monkeypatch.setattr(learner.BaseSSVM, "_qp_tolerance", recording_tolerance)
     monkeypatch.setattr(WorkingSet, "solve", sloppy_solve)
-    monkeypatch.setattr(learner, "_QP_GAP_FRACTION", 0.9)
+    monkeypatch.setattr(stopping, "_QP_GAP_FRACTION", 0.9)
     result = make_learner("1-slack", C=100.0, epsilon=None, rel_gap=1e-6).fit(plugin)
     assert result.status == "converged" and result.relative_gap <= 1e-6
     tight = make_learner("1-slack", C=100.0, epsilon=1e-9).fit(plugin)

@@ -62,7 +62,8 @@ def test_a_working_set_in_the_basis_is_the_same_qp(seed):
         if step % 2:
             keep = rng.random(len(rows)) < 0.7
             assert np.array_equal(kept.remove(keep), rows.remove(keep))
-    solved_by_cvxopt = kept._solve_cvxopt()
+    kept.solver = "cvxopt"
+    solved_by_cvxopt = kept.solve()
     assert solved_by_cvxopt.dual_objective == pytest.approx(rows.solve().dual_objective,
                                                             rel=1e-6)
 

@@ -16,11 +16,11 @@ from conftest import random_collection
 
 @pytest.fixture(autouse=True)
 def _smo_for_every_group_count(monkeypatch):
-    """The active-set method takes the problems with few groups (svmstruct_api.qp); these
-    tests are about SMO, which solves them too when it is asked to."""
-    import svmstruct_api.qp as qp
+    """The active-set method takes the problems with few groups (svmstruct_api.solvers);
+    these tests are about SMO, which solves them too when it is asked to."""
+    import svmstruct_api.solvers.active_set as active_set
 
-    monkeypatch.setattr(qp, "_ACTIVE_SET_MAX_GROUPS", 0)
+    monkeypatch.setattr(active_set, "MAX_GROUPS", 0)
 
 
 def _problem(seed):
@@ -64,7 +64,7 @@ def test_smo_reaches_the_cvxopt_optimum(seed):
 def test_warm_start_takes_fewer_steps_than_cold_starts_in_a_training_run(monkeypatch):
     """Record every SMO call of a cutting-plane run (each starts from the previous solve's
     alpha), then solve the same QPs from alpha = 0 to the same gaps."""
-    import svmstruct_api.qp as qp
+    import svmstruct_api.solvers.smo as smo
 
     calls = []
 
@@ -76,7 +76,7 @@ def test_warm_start_takes_fewer_steps_than_cold_starts_in_a_training_run(monkeyp
                       np.array(bounds), start, limits, steps, value))
         return steps, gap, value
 
-    monkeypatch.setattr(qp, "smo_solve", recording)
+    monkeypatch.setattr(smo, "smo_solve", recording)
     X, y, qid = random_collection(seed=5, n_queries=10, docs=(6, 14), n_features=80)
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
     result = make_learner(C=100.0, epsilon=1e-3).fit(MapPlugin(collection))
@@ -108,10 +108,10 @@ def test_smo_honours_a_loose_gap_tolerance_and_reports_the_gap():
 
 
 def test_exhausted_smo_budget_falls_back_to_cvxopt(monkeypatch):
-    import svmstruct_api.qp as qp
+    import svmstruct_api.solvers.smo as smo
 
-    monkeypatch.setattr(qp, "_SMO_STEPS_PER_CONSTRAINT", 0)
-    monkeypatch.setattr(qp, "_SMO_MIN_STEPS", 1)
+    monkeypatch.setattr(smo, "STEPS_PER_CONSTRAINT", 0)
+    monkeypatch.setattr(smo, "MIN_STEPS", 1)
     vectors, losses, groups, bounds = _problem(5)
     solution = _working_set(vectors, losses, groups, bounds, "smo").solve()
     reference = _working_set(vectors, losses, groups, bounds, "cvxopt").solve()
