@@ -10,7 +10,7 @@ import numpy as np
 
 from ...errors import InputFormatError
 from ...kernels._kernel_inputs import checked_constraint_inputs
-from ...kernels._loss_kernels import loss_pass, most_violated, ranking_losses
+from ...kernels._loss_kernels import KINDS, loss_pass, most_violated, ranking_losses
 from ..measures import MEASURES, parse_loss
 from ..options import MAX_NDCG_LABEL, ndcg_label_error
 from .ranking import RankingPlugin
@@ -42,14 +42,16 @@ class MeasurePlugin(RankingPlugin):
                              f"plugin it is, got {loss!r}")
         self.loss_name = loss
         self.kind, self.k = MEASURES[base].oracle, k
+        #: whether the kernels' record of the kind reads graded gains (NDCG)
+        self.graded = KINDS[self.kind].graded
         super().__init__(collection, n_threads, queries)
 
     def kernel_targets(self, collection):
-        """NDCG: the gains 2^label - 1, labels above MAX_NDCG_LABEL refused (their gains, or
-        a query's sum of them, overflow the float range); the other measures: 1 for a
-        relevant document, 0 otherwise (only gain > 0 matters to them, so any grade
+        """A graded kind (NDCG): the gains 2^label - 1, labels above MAX_NDCG_LABEL refused
+        (their gains, or a query's sum of them, overflow the float range); the other kinds:
+        1 for a relevant document, 0 otherwise (only gain > 0 matters to them, so any grade
         works)."""
-        if self.kind != "ndcg":
+        if not self.graded:
             return (np.asarray(collection.labels) > 0).astype(np.float64)
         largest = np.max(collection.labels, initial=0.0)
         if largest > MAX_NDCG_LABEL:
@@ -58,9 +60,10 @@ class MeasurePlugin(RankingPlugin):
 
     @cached_property
     def constraint_inputs(self):
-        """The kernels' inputs (RankingPlugin.constraint_inputs), with the gains for NDCG."""
+        """The kernels' inputs (RankingPlugin.constraint_inputs), with the gains for a graded
+        kind."""
         collection = self.collection
-        gains = self._targets if self.kind == "ndcg" else None
+        gains = self._targets if self.graded else None
         return checked_constraint_inputs(collection.kernel_X, np.zeros(self.n_features),
                                          self._targets > 0, collection.ptr, gains)
 
