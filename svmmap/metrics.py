@@ -61,7 +61,7 @@ of its output, and ir_measures fills it in with 0 and averages it in).  ROC-area
 best-threshold accuracy do not depend on the order of tied scores.
 
 Which names exist (``"ndcg@10"``, ``"err@20"``, ...), how they print and which kernel of
-``Ranking`` computes each is the measure registry's (svmmap.core.measures).
+``svmmap.core.rankings.Ranking`` computes each is the measure registry's (svmmap.core.measures).
 """
 
 from __future__ import annotations
