@@ -35,7 +35,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -57,11 +57,24 @@ if TYPE_CHECKING:
     from svmstruct_api.callbacks import Callback
 
     from ..experiments.datasets import Split
-    from ..experiments.registry import Method
     from ..features import BinnedFeatureMap
     from ._typing import FloatArray, PathLike, Vector
     from .collection import QueryCollection
     from .training import FittedModel, Problem
+
+class Method(Protocol):
+    """What :func:`select` reads of a method (svmmap.experiments.registry.Method, not imported
+    here: the registry imports the estimators, which import this module)."""
+
+    label: str
+    param: str
+    measure: str
+    #: value -> the method's estimator at that hyper-parameter value, not fitted
+    factory: Any
+
+    def grid_for(self, n_features: int) -> list[Any]:
+        """The hyper-parameter values to try on data of ``n_features`` features."""
+
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
 SELECTION_RULES = {
