@@ -47,7 +47,7 @@ from ._base import BaselineRanker, column, query_measure, validation_collection
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Self
+    from typing import Any, Self
 
     from ..core._typing import EvalSets, FloatArray, Matrix, Vector
 
@@ -258,7 +258,7 @@ class AdaRank(BaselineRanker):
             for j, a, entry in zip(self.features_, self.alphas_, history)]
 
 
-def upgrade_v1(document, v2):
+def upgrade_v1(document: dict[str, Any], v2: dict[str, Any]) -> None:
     """The AdaRank part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the rounds move from ``training`` to ``model``, ``measure`` / ``k`` become ``loss`` /
     ``ndcg_k``."""

@@ -57,7 +57,7 @@ from ._base import BaselineRanker, query_measure, validation_collection
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Self
+    from typing import Any, Self
 
     import numpy.typing as npt
 
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 R_MAX = 1.0 - 1e-12
 
 
-def threshold_grid(X, n_thresholds):
+def threshold_grid(X: Matrix, n_thresholds: int) -> FloatArray:
     """Per feature, the distinct ``n_thresholds``-quantiles of its values strictly below its
     maximum (so h = 1[x > theta] fires on some document); padded with +inf (never fires).
     Returns an array (n_features, n_thresholds)."""
@@ -83,7 +83,7 @@ def threshold_grid(X, n_thresholds):
     return grid
 
 
-def bins(X, grid):
+def bins(X: Matrix, grid: FloatArray) -> IntArray:
     """bins[i, j] = number of thresholds of feature j strictly below x_ij, so that
     h_{j,k}(x_i) = 1[x_ij > grid[j, k]] = 1[bins[i, j] > k]."""
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
@@ -91,7 +91,8 @@ def bins(X, grid):
                             for j in range(grid.shape[0])])
 
 
-def pseudo_labels(X, labels, unlabeled, ptr, n_neighbors):
+def pseudo_labels(X: Matrix, labels: FloatArray, unlabeled: BoolArray, ptr: IntArray,
+                  n_neighbors: int) -> FloatArray:
     """Relevance (0/1) of each unlabeled document: the majority relevance of its
     ``n_neighbors`` nearest labeled documents of the same query (fewer if the query has
     fewer); ties and queries without labeled documents give non-relevant."""
@@ -328,7 +329,7 @@ class RankBoost(BaselineRanker):
             raise ValueError("a weak ranker's feature is out of range")
 
 
-def upgrade_v1(document, v2):
+def upgrade_v1(document: dict[str, Any], v2: dict[str, Any]) -> None:
     """The RankBoost part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the weak rankers and the number of rounds become ``model``, ``n_rounds`` ``max_rounds``."""
     v2["model"] = {**document["weak_rankers"], "n_rounds": document["n_rounds"]}
