@@ -15,8 +15,10 @@ kind :mod:`svmmap.kernels._loss_kernels` runs its exact oracle).  From :data:`ME
   ``select_metric``, the experiments' grids);
 * the help texts and error messages that list them.
 
-Adding a measure is one record here plus its kernel in :mod:`svmmap.metrics` (and, to train
-for it, its oracle in :mod:`svmmap.kernels._loss_kernels`).  This module imports nothing beyond the
+Adding a measure is one record here plus its per-query kernel (a method of
+:class:`svmmap.core.rankings.Ranking`, named in :mod:`svmmap.metrics`' ``_KERNELS``) and, to
+train for it, one record of the loss table of :mod:`svmmap.kernels._loss_kernels` with its
+oracle (docs: the mathematics, "Adding a loss").  This module imports nothing beyond the
 standard library: the commands parse and check their arguments with it before numpy loads.
 """
 
