@@ -63,6 +63,11 @@ Command line::
                             [--name NAME] [--store STORE] [--rank-features FILE]
                             model_file output_file
 
+The formats are the records of ``EXPORT_FORMATS`` (``ExportFormat``: name, what it is, its
+help, the kind of file it writes, its writer): the command's ``--format`` choices, help and
+description and ``export()`` read them.  Adding a format is one record there, its writer and
+tests.
+
 Ctrl-C or SIGTERM ends it with one line (``...: interrupted`` / ``terminated``) and status 130
 / 143, leaving no output and no temporary file (svmmap.core.interrupts, svmmap.data.atomic).
 """
@@ -70,9 +75,10 @@ Ctrl-C or SIGTERM ends it with one line (``...: interrupted`` / ``terminated``) 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -83,17 +89,17 @@ from .data.model_file import load_model
 from .errors import InputFormatError, ModelFileError, SVMMapError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from .baselines._base import BaselineRanker
     from .core._typing import FloatArray, PathLike
     from .estimator import SVMMap
 
-__all__ = ["FORMATS", "linear_weights", "to_ltr_linear", "to_solr_linear", "to_vespa_profile",
-           "to_ranklib_linear", "read_rank_features", "export"]
+__all__ = ["FORMATS", "EXPORT_FORMATS", "ExportFormat", "ExportOptions", "linear_weights",
+           "to_ltr_linear", "to_solr_linear", "to_vespa_profile", "to_ranklib_linear",
+           "read_rank_features", "export"]
 
-FORMATS = ("ltr", "solr", "vespa", "ranklib")
 RANKLIB_NAME = "Linear Regression"
 SOLR_LINEAR = "org.apache.solr.ltr.model.LinearModel"
 SOLR_NORMS = {"standard": "org.apache.solr.ltr.norm.StandardNormalizer",
@@ -101,8 +107,11 @@ SOLR_NORMS = {"standard": "org.apache.solr.ltr.norm.StandardNormalizer",
               None: "org.apache.solr.ltr.norm.IdentityNormalizer"}
 
 
-def _loaded(model):
-    return model if hasattr(model, "get_params") else load_model(model)
+def _loaded(model: SVMMap | BaselineRanker | PathLike) -> SVMMap | BaselineRanker:
+    """A fitted model as it is, a model file's path loaded."""
+    if isinstance(model, (str, os.PathLike)):
+        return load_model(model)
+    return model
 
 
 def _head(path, size=4096):
@@ -140,19 +149,6 @@ def _is_solr_export(path):
     return all(key in document for key in ("class", "name", "features"))
 
 
-#: what each format writes (svmmap.data.atomic.check_output): an existing output of another kind
-#: is refused unless --force
-OUTPUT_KINDS = {
-    "ltr": OutputKind("an LTR plugin model (a _createmodel body)", _is_ltr_export),
-    "solr": OutputKind("a Solr LTR model (a JSON object with class, name and features)",
-                       _is_solr_export),
-    "vespa": OutputKind("a Vespa rank profile (first line '# exported by svmmap')",
-                        lambda path: _head(path, 64).startswith(b"# exported by svmmap")),
-    "ranklib": OutputKind("a RankLib model (first line '## <model name>')",
-                          lambda path: _head(path, 64).startswith(b"## ")),
-}
-
-
 class NotExportable(InputFormatError):
     """What a format cannot hold of the model (its normaliser's ranges, float32 limits):
     the command names the model file."""
@@ -170,9 +166,8 @@ def linear_weights(model: SVMMap | BaselineRanker | PathLike) -> tuple[FloatArra
     Refuses models that are not linear in the data's features: RankBoost's thresholds and
     SVMs trained on binned features (``--n-thresholds``), whose weights are over
     indicators."""
-    path = None
-    if not hasattr(model, "get_params"):
-        path, model = model, load_model(model)
+    path = model if isinstance(model, (str, os.PathLike)) else None
+    model = _loaded(model)
     kind = getattr(model, "KIND", None) or type(model).__name__.lower()
     if not hasattr(model, "coef_"):
         raise ModelFileError(f"a {kind} model is not a linear function of the features: "
@@ -240,7 +235,7 @@ def to_ltr_linear(model: SVMMap | BaselineRanker | PathLike,
                   name: str = "svmmap") -> dict[str, Any]:
     """The LTR plugin's ``_createmodel`` body (a dict) for ``model`` (module docstring)."""
     model, coef, _, _, names, normalizer = _prepared(model, feature_names)
-    spec = {"type": "model/linear"}
+    spec: dict[str, Any] = {"type": "model/linear"}
     if normalizer is not None:
         norms = {}
         for n, shift, scale in zip(names, normalizer.shift.tolist(), normalizer.scale.tolist()):
@@ -268,6 +263,7 @@ def to_solr_linear(model: SVMMap | BaselineRanker | PathLike,
     model, coef, _, _, names, normalizer = _prepared(model, feature_names)
     features = []
     for j, n in enumerate(names):
+        norm: dict[str, Any]
         if normalizer is None:
             norm = {"class": SOLR_NORMS[None]}
         elif normalizer.kind == "standard":
@@ -372,27 +368,94 @@ def to_ranklib_linear(model: SVMMap | BaselineRanker | PathLike,
             + " ".join(pairs) + "\n")
 
 
-def export(model: SVMMap | BaselineRanker | PathLike, path: PathLike, format: str = "ltr",
-           feature_names: Sequence[str] | None = None, name: str = "svmmap",
-           store: str = "_DEFAULT_", rank_features: dict[str, str] | None = None) -> None:
-    """Write ``model`` to ``path`` in ``format`` (FORMATS), atomically; ``rank_features``
-    (a dict or a file's path): Vespa's map of model features to rank features."""
-    if format == "ltr":
-        text = json.dumps(to_ltr_linear(model, feature_names, name), indent=1) + "\n"
-    elif format == "solr":
-        text = json.dumps(to_solr_linear(model, feature_names, name, store), indent=1) + "\n"
-    elif format == "vespa":
-        if rank_features is None:
-            raise InputFormatError("the vespa format needs the rank-feature map "
-                                   "(--rank-features FILE: 'feature-name rank-feature' lines)")
-        if not isinstance(rank_features, dict):
-            rank_features = read_rank_features(rank_features)
-        text = to_vespa_profile(model, rank_features, feature_names, name)
-    elif format == "ranklib":
-        text = to_ranklib_linear(model, feature_names)
-    else:
+class ExportOptions(NamedTuple):
+    """What a format's writer may read besides the model (``export``'s arguments)."""
+
+    feature_names: Sequence[str] | None = None
+    name: str = "svmmap"
+    store: str = "_DEFAULT_"
+    rank_features: dict[str, str] | PathLike | None = None
+
+
+class ExportFormat(NamedTuple):
+    """One export format: everything ``export`` and ``python -m svmmap.export`` ask of it."""
+
+    #: as ``--format`` and ``export(format=...)`` take it
+    name: str
+    #: what it is, in the command's description
+    title: str
+    #: its phrase in ``--format``'s help
+    help: str
+    #: the kind of file it writes (an existing output of another kind is refused unless
+    #: ``--force``: svmmap.data.atomic.check_output)
+    output: OutputKind
+    #: the text of the output file for a model
+    write: Callable[[SVMMap | BaselineRanker | PathLike, ExportOptions], str]
+
+
+def _json_text(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=1) + "\n"
+
+
+def _ltr_text(model: SVMMap | BaselineRanker | PathLike, options: ExportOptions) -> str:
+    return _json_text(to_ltr_linear(model, options.feature_names, options.name))
+
+
+def _solr_text(model: SVMMap | BaselineRanker | PathLike, options: ExportOptions) -> str:
+    return _json_text(to_solr_linear(model, options.feature_names, options.name,
+                                     options.store))
+
+
+def _vespa_text(model: SVMMap | BaselineRanker | PathLike, options: ExportOptions) -> str:
+    rank_features = options.rank_features
+    if rank_features is None:
+        raise InputFormatError("the vespa format needs the rank-feature map "
+                               "(--rank-features FILE: 'feature-name rank-feature' lines)")
+    if not isinstance(rank_features, dict):
+        rank_features = read_rank_features(rank_features)
+    return to_vespa_profile(model, rank_features, options.feature_names, options.name)
+
+
+def _ranklib_text(model: SVMMap | BaselineRanker | PathLike, options: ExportOptions) -> str:
+    return to_ranklib_linear(model, options.feature_names)
+
+
+#: the export formats by name, in the order the command lists them (module docstring)
+EXPORT_FORMATS = {f.name: f for f in (
+    ExportFormat("ltr", "the OpenSearch / Elasticsearch LTR plugin's model/linear (a "
+                 "_createmodel request body)", "LTR plugin JSON",
+                 OutputKind("an LTR plugin model (a _createmodel body)", _is_ltr_export),
+                 _ltr_text),
+    ExportFormat("solr", "Solr LTR's LinearModel", "Solr LTR LinearModel JSON",
+                 OutputKind("a Solr LTR model (a JSON object with class, name and features)",
+                            _is_solr_export),
+                 _solr_text),
+    ExportFormat("vespa", "a Vespa rank profile", "a rank profile",
+                 OutputKind("a Vespa rank profile (first line '# exported by svmmap')",
+                            lambda path: _head(path, 64).startswith(b"# exported by svmmap")),
+                 _vespa_text),
+    ExportFormat("ranklib", "RankLib's linear model", "RankLib linear model",
+                 OutputKind("a RankLib model (first line '## <model name>')",
+                            lambda path: _head(path, 64).startswith(b"## ")),
+                 _ranklib_text),
+)}
+#: the names of the export formats
+FORMATS = tuple(EXPORT_FORMATS)
+#: the format of ``export`` and the command without ``--format``
+DEFAULT_FORMAT = "ltr"
+
+
+def export(model: SVMMap | BaselineRanker | PathLike, path: PathLike,
+           format: str = DEFAULT_FORMAT, feature_names: Sequence[str] | None = None,
+           name: str = "svmmap", store: str = "_DEFAULT_",
+           rank_features: dict[str, str] | PathLike | None = None) -> None:
+    """Write ``model`` to ``path`` in ``format`` (a name of EXPORT_FORMATS), atomically;
+    ``rank_features`` (a dict or a file's path): Vespa's map of model features to rank
+    features."""
+    if format not in EXPORT_FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
-    write_text_atomically(path, text)
+    options = ExportOptions(feature_names, name, store, rank_features)
+    write_text_atomically(path, EXPORT_FORMATS[format].write(model, options))
 
 
 def read_feature_names(path: PathLike) -> list[str]:
@@ -403,7 +466,7 @@ def read_feature_names(path: PathLike) -> list[str]:
     names = [line.strip() for line in _utf8_lines(path, "the feature names")]
     while names and not names[-1]:
         names.pop()
-    first = {}
+    first: dict[str, int] = {}
     for lineno, name in enumerate(names, 1):
         if not name:
             raise InputFormatError(f"blank line: line k names feature k, so a blank line "
@@ -416,19 +479,25 @@ def read_feature_names(path: PathLike) -> list[str]:
     return names
 
 
-def main(argv=None):
+def _listed(items: list[str]) -> str:
+    """"a, b or c"."""
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else items[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m svmmap.export`` (module docstring); returns the exit status."""
     parser = ArgumentParser(
         prog="python -m svmmap.export",
         description="Write a trained linear svmmap model (SVM-MAP, SVM-ROC, AdaRank, PRank, "
-                    "...), its normaliser included, for a search engine: the OpenSearch / "
-                    "Elasticsearch LTR plugin's model/linear (a _createmodel request body), "
-                    "Solr LTR's LinearModel, a Vespa rank profile or RankLib's linear model.")
+                    "...), its normaliser included, for a search engine: "
+                    + _listed([f.title for f in EXPORT_FORMATS.values()]) + ".")
     parser.add_argument("model_file", help="model written by svmmap_learn or "
                                            "svmmap_baseline_learn")
     parser.add_argument("output_file", help="where to write the exported model")
-    parser.add_argument("--format", choices=FORMATS, default="ltr",
-                        help="ltr: LTR plugin JSON (default); solr: Solr LTR LinearModel "
-                             "JSON; vespa: a rank profile; ranklib: RankLib linear model")
+    parser.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT,
+                        help="; ".join(f"{f.name}: {f.help}"
+                                       + (" (default)" if f.name == DEFAULT_FORMAT else "")
+                                       for f in EXPORT_FORMATS.values()))
     parser.add_argument("--feature-names", metavar="FILE", default=None,
                         help="one name per line, for feature 1, 2, ... (default: the "
                              "feature indices)")
@@ -448,7 +517,7 @@ def main(argv=None):
         with interrupts.handled():
             check_output(args.output_file,
                          [args.model_file, args.feature_names, args.rank_features],
-                         OUTPUT_KINDS[args.format], args.force)
+                         EXPORT_FORMATS[args.format].output, args.force)
             names = None if args.feature_names is None else read_feature_names(args.feature_names)
             try:
                 with warnings.catch_warnings(record=True) as caught:

@@ -35,7 +35,10 @@ the bins and their suffix sums (svmmap.kernels._binned_rows), so binned features
 scores cost; ``transform`` gives the explicit indicator matrix for inspection and export.
 """
 
+from __future__ import annotations
+
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,17 +52,24 @@ from .errors import InputFormatError
 from .kernels._csr import indicator_matrix
 from .kernels._kernel_inputs import BinnedArrays
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from collections.abc import Sequence as SequenceOf
+    from typing import Self
+
+    from .core._typing import Matrix, Vector
+
 PER_QUERY = (None, "percentile", "minmax")
 #: what the threshold quantiles count (module docstring)
 SPACINGS = ("documents", "values")
 
 
 #: the fitted thresholds and bins kept while a shared_binning() block is open, else None
-_shared = None
+_shared: dict[Any, Any] | None = None
 
 
 @contextmanager
-def shared_binning():
+def shared_binning() -> Iterator[None]:
     """Inside the block, fitting a feature map of the same parameters to the same data, and
     binning the same data with equal thresholds, is done once: the experiments' SVMs of one
     trial (svmmap.experiments.trials) share their training, validation and test documents
@@ -119,39 +129,39 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
         "spacing": [OneOf(*SPACINGS)],
     }
 
-    def __init__(self, n_thresholds=50, base_columns=None, per_query=None,
-                 spacing="documents"):
+    def __init__(self, n_thresholds: int = 50, base_columns: SequenceOf[int] | None = None,
+                 per_query: str | None = None, spacing: str = "documents"):
         self.n_thresholds = n_thresholds
         self.base_columns = base_columns
         self.per_query = per_query
         self.spacing = spacing
 
-    def json_params(self):
+    def json_params(self) -> dict[str, Any]:
         """The constructor parameters, JSON-ready (``get_params`` returns them as given)."""
         columns = None if self.base_columns is None else [int(c) for c in self.base_columns]
         return {"n_thresholds": self.n_thresholds, "base_columns": columns,
                 "per_query": self.per_query, "spacing": self.spacing}
 
     @property
-    def needs_qid(self):
+    def needs_qid(self) -> bool:
         """True when the map works within queries (``per_query`` is set)."""
         return self.per_query is not None
 
     # -- fitting and applying ----------------------------------------------------------------
 
-    def fit(self, X, qid=None):
+    def fit(self, X: Matrix, qid: Vector | None = None) -> Self:
         """Choose the thresholds on training data; return self."""
         self.check_params()
         X = check_features(X)
         return self._fit(X, self._grouping(X, qid))
 
-    def transform(self, X, qid=None):
+    def transform(self, X: Matrix, qid: Vector | None = None) -> sp.csr_matrix:
         """The indicator features of X as an explicit matrix (scipy CSR, float64, one row per
         row of X): for inspection and export.  Training and prediction use the implicit
         ``transform_bins``, which costs what the scores cost."""
         return indicator_matrix(self.transform_bins(X, qid))
 
-    def transform_bins(self, X, qid=None):
+    def transform_bins(self, X: Matrix, qid: Vector | None = None) -> BinnedArrays:
         """The indicator features of X held implicitly: BinnedArrays (svmmap.kernels._kernel_inputs)
         with b_{d,f} = |{k in K_f : k < f(d|x)}| per row d and base function f, standing for
         the matrix whose column off_f + j is 1[b_{d,f} > j] (what ``transform`` returns)."""
@@ -162,10 +172,11 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
                                    f"fitted on {self.n_input_features_}")
         return self._transform(X, self._grouping(X, qid))
 
-    def fit_transform(self, X, qid=None):
+    def fit_transform(self, X: Matrix, qid: Vector | None = None) -> sp.csr_matrix:
+        """``fit`` then ``transform`` on the same data."""
         return self.fit(X, qid).transform(X, qid)
 
-    def fit_transform_collection(self, collection):
+    def fit_transform_collection(self, collection: QueryCollection) -> QueryCollection:
         """Fit on a QueryCollection and return it with the implicit indicator features
         (``transform_bins``) in place of its X: the collection's checks and grouping are used
         as they are (nothing is checked or grouped again)."""
@@ -260,14 +271,14 @@ class BinnedFeatureMap(RuleChecked, BaseEstimator):
 
     # -- persistence ---------------------------------------------------------------------------
 
-    def fitted_state(self):
+    def fitted_state(self) -> dict[str, Any]:
         """The fitted thresholds as a JSON-ready dict; the parameters (hence the base
         columns) and the number of input features are the model file's ``params`` and
         ``n_features_in``, not repeated here (see ``restore``)."""
         check_is_fitted(self)
         return {"thresholds": [[float(v) for v in k] for k in self.thresholds_]}
 
-    def restore(self, state, n_input_features):
+    def restore(self, state: dict[str, Any], n_input_features: int) -> Self:
         """Set the fitted thresholds written by ``fitted_state``; ValueError if malformed."""
         try:
             self.check_params()

@@ -61,7 +61,7 @@ of its output, and ir_measures fills it in with 0 and averages it in).  ROC-area
 best-threshold accuracy do not depend on the order of tied scores.
 
 Which names exist (``"ndcg@10"``, ``"err@20"``, ...), how they print and which kernel of
-``_Ranking`` computes each is the measure registry's (svmmap.core.measures).
+``svmmap.core.rankings.Ranking`` computes each is the measure registry's (svmmap.core.measures).
 """
 
 from __future__ import annotations
@@ -74,6 +74,9 @@ import numpy as np
 from .core.collection import QueryCollection
 from .core.measures import MEASURES, label, parse_metrics
 from .core.options import CONVENTIONS
+from .core.rankings import ERR_MAX_GRADE as ERR_MAX_GRADE  # (svmmap.data.io reads it here)
+from .core.rankings import Ranking, check_k
+from .core.rankings import err_grade_error as err_grade_error
 from .errors import InputFormatError
 
 if TYPE_CHECKING:
@@ -110,250 +113,6 @@ mean the module's collection functions return."""
 # ----------------------------------------------------------------------------- validation
 
 
-def _check_convention(convention):
-    if convention not in CONVENTIONS:
-        raise InputFormatError(
-            f"unknown convention {convention!r}; expected one of {', '.join(CONVENTIONS)}"
-        )
-
-
-def _check_k(k, allow_none):
-    if k is None:
-        if allow_none:
-            return None
-        raise InputFormatError("a rank cut-off k is required")
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InputFormatError(f"k must be a positive integer, got {k!r}")
-    return int(k)
-
-
-def _as_vector(values, name):
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise InputFormatError(f"{name} must be numeric: {err}") from None
-    if arr.ndim != 1:
-        raise InputFormatError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if np.isnan(arr).any():
-        raise InputFormatError(f"{name} contains NaN")
-    return arr
-
-
-def _grouping(qid, ptr, m):
-    """The QueryCollection grouping of m rows given by qid (ids, a collection, or None for
-    one query) or by ptr (rows already grouped)."""
-    if ptr is not None:
-        if qid is not None:
-            raise InputFormatError("pass qid or ptr, not both")
-        ptr = np.asarray(ptr)
-        if (ptr.ndim != 1 or ptr.dtype.kind not in "iu" or len(ptr) < 2 or ptr[0] != 0
-                or ptr[-1] != m or np.any(np.diff(ptr) < 0)):
-            raise InputFormatError(f"ptr must be non-decreasing offsets from 0 to {m}")
-        ptr = ptr.astype(np.intp, copy=False)
-        return QueryCollection(X=None, labels=None, ptr=ptr, query_ids=np.arange(len(ptr) - 1),
-                               rows=np.arange(m, dtype=np.intp))
-    if isinstance(qid, QueryCollection):
-        if qid.n_documents != m:
-            raise InputFormatError(f"scores has {m} entries but the collection "
-                                   f"{qid.n_documents} documents")
-        return qid.grouping()
-    if qid is None:
-        qid = np.zeros(m, dtype=np.int64)
-    qid = np.asarray(qid)
-    if qid.ndim == 1 and len(qid) != m:
-        raise InputFormatError(f"scores has {m} entries but qid has {len(qid)}")
-    return QueryCollection.from_qid(qid)
-
-
-class _Ranking:
-    """The documents of every query ranked once; all metrics are read off this.
-
-    Arrays indexed by ranked position ``t`` (queries one after another, in order of first
-    appearance, each ranked best first): ``rows[t]`` original row, ``group[t]`` query
-    number, ``pos[t]`` 1-based rank within the query, ``labels[t]``, ``scores[t]``.
-    """
-
-    def __init__(self, scores, labels, qid=None, docnos=None, convention="letor", ptr=None):
-        _check_convention(convention)
-        scores = _as_vector(scores, "scores")
-        labels = _as_vector(labels, "labels")
-        m = len(scores)
-        if m == 0:
-            raise InputFormatError("no documents: scores is empty")
-        if len(labels) != m:
-            raise InputFormatError(f"scores has {m} entries but labels has {len(labels)}")
-        qg = _grouping(qid, ptr, m)
-        nq = qg.n_queries
-        sizes = qg.sizes
-        if qg.is_contiguous:
-            group_of_row = qg.query_of_doc
-        else:
-            group_of_row = np.empty(m, dtype=np.intp)
-            group_of_row[qg.rows] = qg.query_of_doc
-
-        if convention == "letor":
-            # ties: input order (ascending row index)
-            rows = np.lexsort((np.arange(m), -scores, group_of_row))
-        else:
-            if docnos is None:
-                tie = -np.arange(m)  # zero-padded row index: string order == row order
-            else:
-                docnos = np.asarray(docnos)
-                if docnos.ndim != 1 or len(docnos) != m:
-                    raise InputFormatError(
-                        f"docnos must be one-dimensional with {m} entries, got shape {docnos.shape}"
-                    )
-                # numpy orders str by code point, which is UTF-8 byte (strcmp) order
-                _, drank = np.unique(docnos.astype(str), return_inverse=True)
-                drank = drank.ravel().astype(np.int64)
-                by_doc = np.lexsort((drank, group_of_row))
-                dup = (drank[by_doc][1:] == drank[by_doc][:-1]) & (
-                    group_of_row[by_doc][1:] == group_of_row[by_doc][:-1]
-                )
-                if dup.any():
-                    r = by_doc[1:][dup][0]
-                    raise InputFormatError(f"duplicate docno {docnos[r]!r} in query "
-                                           f"{qg.query_ids[group_of_row[r]]!r}")
-                tie = -drank
-            rows = np.lexsort((tie, -scores, group_of_row))
-
-        self.qg = qg
-        self.n_queries = nq
-        self.sizes = sizes
-        self.ptr = qg.ptr
-        self.rows = rows
-        self.group = qg.query_of_doc
-        self.pos = np.arange(1, m + 1, dtype=np.int64) - np.repeat(qg.ptr[:-1], sizes)
-        self.scores = scores[rows]
-        self.labels = labels[rows]
-        self.rel = self.labels > 0
-        self.n_rel = np.bincount(self.group, weights=self.rel, minlength=nq).astype(np.int64)
-        self.n_nonrel = sizes - self.n_rel
-        self.convention = convention
-
-    # -- helpers -------------------------------------------------------------------------
-
-    def _within(self, x):
-        """Cumulative sum of ``x`` restarted at every query (inclusive)."""
-        c = np.cumsum(x)
-        base = np.concatenate(([0], c))[self.ptr[:-1]]
-        return c - np.repeat(base, self.sizes)
-
-    def _sum(self, weights):
-        return np.bincount(self.group, weights=weights, minlength=self.n_queries)
-
-    def _runs(self):
-        """Tie runs: maximal blocks of equal score inside a query (ranked order)."""
-        start = np.ones(len(self.scores), dtype=bool)
-        start[1:] = (self.scores[1:] != self.scores[:-1]) | (self.pos[1:] == 1)
-        first = np.flatnonzero(start)
-        last = np.concatenate((first[1:], [len(self.scores)])) - 1
-        return first, last
-
-    # -- per-query kernels (arrays of length n_queries) ----------------------------------
-
-    def ap(self, k=None):
-        cum_rel = self._within(self.rel)
-        contrib = np.where(self.rel, cum_rel / self.pos, 0.0)
-        if k is not None:
-            contrib = np.where(self.pos <= k, contrib, 0.0)
-        total = self._sum(contrib)
-        return np.divide(total, self.n_rel, out=np.zeros(self.n_queries), where=self.n_rel > 0)
-
-    def precision(self, k):
-        return self._sum(self.rel & (self.pos <= k)) / k
-
-    def rprec(self):
-        """(#relevant in the top R) / R, R the query's number of relevant documents."""
-        cut = np.repeat(self.n_rel, self.sizes)
-        hits = self._sum(self.rel & (self.pos <= cut))
-        return np.divide(hits, self.n_rel, out=np.zeros(self.n_queries), where=self.n_rel > 0)
-
-    def rr(self):
-        first = self.rel & (self._within(self.rel) == 1)
-        out = np.zeros(self.n_queries)
-        out[self.group[first]] = 1.0 / self.pos[first]
-        return out
-
-    def _gain_discount(self):
-        lab = np.maximum(self.labels, 0.0)
-        pos = self.pos.astype(np.float64)
-        if self.convention == "letor":
-            gain = np.exp2(lab) - 1.0
-            disc = np.where(pos <= 2, 1.0, 1.0 / np.log2(np.maximum(pos, 2.0)))
-        else:
-            gain = lab
-            disc = 1.0 / np.log2(pos + 1.0)
-        return gain, disc
-
-    def ndcg(self, k=None):
-        gain, disc = self._gain_discount()
-        if k is not None:
-            disc = np.where(self.pos <= k, disc, 0.0)
-        dcg = self._sum(gain * disc)
-        ideal = gain[np.lexsort((-gain, self.group))]
-        idcg = self._sum(ideal * disc)
-        return np.divide(dcg, idcg, out=np.zeros(self.n_queries), where=idcg > 0)
-
-    def err(self, k):
-        """ERR@k (module docstring): the probability that a user scanning down the ranking
-        stops at rank r, having passed ranks 1..r-1 without stopping, over r, summed to k."""
-        grade = np.maximum(self.labels, 0.0)
-        if np.any(grade > ERR_MAX_GRADE):
-            raise InputFormatError(err_grade_error(np.max(grade)))
-        stop = (np.exp2(grade) - 1.0) / 2.0 ** ERR_MAX_GRADE
-        go_on = np.log1p(-stop)  # stop < 1: finite
-        reach = np.exp(self._within(go_on) - go_on)  # prod over the ranks above of (1 - R_i)
-        return self._sum(np.where(self.pos <= k, stop * reach / self.pos, 0.0))
-
-    def roc(self):
-        """Correctly ordered (relevant, non-relevant) pairs / all such pairs; ties 1/2.
-
-        NaN for a query without both a relevant and a non-relevant document."""
-        nonrel = ~self.rel
-        first, last = self._runs()
-        run_id = np.repeat(np.arange(len(first)), last - first + 1)
-        run_nonrel = np.add.reduceat(nonrel.astype(np.int64), first)
-        cum_nonrel_end = self._within(nonrel)[last]  # non-relevant ranked at/above run end
-        q = self.group[first]
-        below = self.n_nonrel[q] - cum_nonrel_end  # strictly lower scores
-        per_rel = below + 0.5 * run_nonrel
-        correct = self._sum(np.where(self.rel, per_rel[run_id], 0.0))
-        pairs = (self.n_rel * self.n_nonrel).astype(np.float64)
-        return np.divide(correct, pairs, out=np.full(self.n_queries, np.nan), where=pairs > 0)
-
-    def accuracy(self):
-        """Best accuracy of one threshold ``score >= t`` per query (all-negative allowed)."""
-        first, last = self._runs()
-        cum_rel = self._within(self.rel)[last]
-        cum_nonrel = self._within(~self.rel)[last]
-        q = self.group[first]
-        correct = cum_rel + (self.n_nonrel[q] - cum_nonrel)
-        group_first_run = np.flatnonzero(self.pos[first] == 1)
-        best = np.maximum.reduceat(correct, group_first_run)
-        best = np.maximum(best, self.n_nonrel)
-        return best / self.sizes
-
-    # -- selection -----------------------------------------------------------------------
-
-    def counted(self, skip_empty=False):
-        """Mask of the queries that enter a mean: all of them in both conventions, unless
-        ``skip_empty`` drops those without a relevant document."""
-        if skip_empty:
-            return self.n_rel > 0
-        return np.ones(self.n_queries, dtype=bool)
-
-
-#: the largest grade of ERR's stopping probability (2^g - 1) / 2^g_max: gdeval's fixed 4
-ERR_MAX_GRADE = 4
-
-
-def err_grade_error(label):
-    """Why ERR cannot take the grade ``label`` (above ERR_MAX_GRADE)."""
-    return (f"ERR takes grades 0 to {ERR_MAX_GRADE} (gdeval's scale: stopping probability "
-            f"(2^g - 1) / 2^{ERR_MAX_GRADE}), got label {label:g}")
-
-
 def _mean(values, mask):
     v = values[mask & ~np.isnan(values)]
     return float(v.mean()) if len(v) else float("nan")
@@ -361,13 +120,13 @@ def _mean(values, mask):
 
 _KERNELS = {
     "ap": lambda r, k: r.ap(k),
-    "p": lambda r, k: r.precision(_check_k(k, allow_none=False)),
+    "p": lambda r, k: r.precision(check_k(k, allow_none=False)),
     "ndcg": lambda r, k: r.ndcg(k),
     "rr": lambda r, k: r.rr(),
     "rprec": lambda r, k: r.rprec(),
     "roc": lambda r, k: r.roc(),
     "accuracy": lambda r, k: r.accuracy(),
-    "err": lambda r, k: r.err(_check_k(k, allow_none=False)),
+    "err": lambda r, k: r.err(check_k(k, allow_none=False)),
 }
 
 #: names of the kernels besides the registry's (svmmap.core.measures) and their own
@@ -389,8 +148,8 @@ def _kernel(name):
 
 
 def _collection(kind, scores, labels, qid, k, convention, docnos, ptr):
-    k = _check_k(k, allow_none=True)
-    r = _Ranking(scores, labels, qid, docnos, convention, ptr)
+    k = check_k(k, allow_none=True)
+    r = Ranking(scores, labels, qid, docnos, convention, ptr)
     return _mean(_KERNELS[kind](r, k), r.counted())
 
 
@@ -407,8 +166,8 @@ def average_precision(scores: Vector, labels: Vector, k: int | None = None, *,
     (trec_eval ``map_cut_k``).  ``convention`` and ``docnos`` only decide the order of tied
     scores (see the module docstring).
     """
-    k = _check_k(k, allow_none=True)
-    return float(_Ranking(scores, labels, None, docnos, convention).ap(k)[0])
+    k = check_k(k, allow_none=True)
+    return float(Ranking(scores, labels, None, docnos, convention).ap(k)[0])
 
 
 def mean_average_precision(scores: Vector, labels: Vector, qid: Vector | None = None,
@@ -428,7 +187,7 @@ def precision_at_k(scores: Vector, labels: Vector, qid: Vector | None = None, k:
                    ptr: Vector | None = None) -> float:
     """Mean P@k: ``(#relevant among the top k) / k`` per query, missing ranks non-relevant."""
     if k is None:
-        _check_k(k, allow_none=False)
+        check_k(k, allow_none=False)
     return _collection("p", scores, labels, qid, k, convention, docnos, ptr)
 
 
@@ -450,7 +209,7 @@ def ndcg_at_k(scores: Vector, labels: Vector, qid: Vector | None = None, k: int 
 def reciprocal_rank(scores: Vector, labels: Vector, *, convention: str = "letor",
                     docnos: Sequence[str] | None = None) -> float:
     """1 / rank of the first relevant document of one query (0 if there is none)."""
-    return float(_Ranking(scores, labels, None, docnos, convention).rr()[0])
+    return float(Ranking(scores, labels, None, docnos, convention).rr()[0])
 
 
 def mean_reciprocal_rank(scores: Vector, labels: Vector, qid: Vector | None = None,
@@ -505,7 +264,7 @@ def expected_reciprocal_rank(scores: Vector, labels: Vector, qid: Vector | None 
     at rank i (Chapelle et al., CIKM 2009, with gdeval's largest grade 4: ir_measures'
     ``ERR@k``); 0 for a query without a relevant document.  Labels above 4 are refused."""
     if k is None:
-        _check_k(k, allow_none=False)
+        check_k(k, allow_none=False)
     return _collection("err", scores, labels, qid, k, convention, docnos, ptr)
 
 
@@ -547,8 +306,8 @@ def per_query(metric: Callable[[FloatArray, FloatArray], float], scores: Vector,
             raise InputFormatError(f"unknown metric {metric!r}")
     if kind is None and not callable(metric):
         raise InputFormatError(f"metric must be a name or a callable, got {metric!r}")
-    k = _check_k(k, allow_none=True)
-    r = _Ranking(scores, labels, qid, docnos, convention, ptr)
+    k = check_k(k, allow_none=True)
+    r = Ranking(scores, labels, qid, docnos, convention, ptr)
     if kind is not None:
         values = np.asarray(_KERNELS[kind](r, k), dtype=np.float64)
     else:
@@ -576,20 +335,21 @@ def evaluate(scores: Vector, labels: Vector, qid: Vector | None = None, conventi
     (``"queries"`` is their number; ROC further skips queries where it is undefined).
     ``"NDCG"`` is over the full ranking.  The ranking is computed once.
     """
+    chosen: Sequence[tuple[str, int | None]]
     if measures is None:
-        ks = [_check_k(k, allow_none=False) for k in at]
-        measures = [("map", None), *(("ndcg", k) for k in ks), *(("p", k) for k in ks),
-                    ("mrr", None), ("ndcg", None), ("roc", None)]
+        ks = [check_k(k, allow_none=False) for k in at]
+        chosen = [("map", None), *(("ndcg", k) for k in ks), *(("p", k) for k in ks),
+                  ("mrr", None), ("ndcg", None), ("roc", None)]
     else:
         try:
-            measures = parse_metrics(measures if isinstance(measures, str)
-                                     else ",".join(measures))
+            chosen = parse_metrics(measures if isinstance(measures, str)
+                                   else ",".join(measures))
         except ValueError as err:
             raise InputFormatError(str(err)) from None
-    r = _Ranking(scores, labels, qid, docnos, convention, ptr)
+    r = Ranking(scores, labels, qid, docnos, convention, ptr)
     mask = r.counted()
-    out = {}
-    for name, k in measures:
+    out: dict[str, float] = {}
+    for name, k in chosen:
         out[label(name, k)] = _mean(_KERNELS[_kernel(name)](r, k), mask)
     out["queries"] = int(mask.sum())
     return out

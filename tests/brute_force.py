@@ -69,24 +69,38 @@ def gains_of_labels(labels):
     return np.where(labels > 0, np.exp2(labels) - 1.0, 0.0)
 
 
-def loss_of_orders(order, labels, kind, k=None):
-    """Delta(y*, y) of every ranking (rows of ``order``) from the definitions of issue 17:
-    p@k, rprec, mrr and ndcg@k (k=None: k = m; gain 2^label - 1, discount 1/log2(1 + r))."""
-    labels = np.asarray(labels, dtype=float)
-    relevant = labels > 0
-    hits = relevant[order]
-    n_rel, m = int(relevant.sum()), order.shape[1]
-    if kind == "mrr":
-        return 1.0 - 1.0 / (np.argmax(hits, axis=1) + 1.0)
-    if kind in ("p@k", "rprec"):
-        cut = n_rel if kind == "rprec" else k
-        return (min(cut, n_rel) - hits[:, :cut].sum(axis=1)) / min(cut, n_rel)
+def _precision_loss(hits, labels, k):
+    n_rel = int((np.asarray(labels) > 0).sum())
+    cut = n_rel if k is None else k
+    return (min(cut, n_rel) - hits[:, :cut].sum(axis=1)) / min(cut, n_rel)
+
+
+def _ndcg_loss(order, labels, k):
+    m = order.shape[1]
     cut = m if k is None else min(k, m)
     discount = 1.0 / np.log2(np.arange(2, m + 2))[:cut]
     gains = gains_of_labels(labels)
     dcg = (gains[order][:, :cut] * discount).sum(axis=1)
     idcg = (np.sort(gains)[::-1][:cut] * discount).sum()
     return 1.0 - dcg / idcg
+
+
+#: Delta of every ranking per loss kind of svmmap.kernels._loss_kernels.KINDS, from the
+#: definitions of issue 17: (order, hits, labels, k) -> losses.  A kind missing here fails
+#: the oracle tests, which run over every kind of the kernels' table.
+LOSS_DEFINITIONS = {
+    "p@k": lambda order, hits, labels, k: _precision_loss(hits, labels, k),
+    "rprec": lambda order, hits, labels, k: _precision_loss(hits, labels, None),
+    "mrr": lambda order, hits, labels, k: 1.0 - 1.0 / (np.argmax(hits, axis=1) + 1.0),
+    "ndcg": lambda order, hits, labels, k: _ndcg_loss(order, labels, k),
+}
+
+
+def loss_of_orders(order, labels, kind, k=None):
+    """Delta(y*, y) of every ranking (rows of ``order``) from the definitions of issue 17:
+    p@k, rprec, mrr and ndcg@k (k=None: k = m; gain 2^label - 1, discount 1/log2(1 + r))."""
+    labels = np.asarray(labels, dtype=float)
+    return LOSS_DEFINITIONS[kind](order, (labels > 0)[order], labels, k)
 
 
 def brute_force_max_h_loss(scores, labels, kind, k=None):

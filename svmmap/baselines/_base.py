@@ -5,7 +5,9 @@ import numpy as np
 
 from .. import metrics
 from ..core.base import BaseRanker
+from ..core.collection import QueryCollection
 from ..core.groups import set_best_score
+from ..errors import InputFormatError
 
 
 def query_measure(scores, labels, ptr, measure, k):
@@ -14,6 +16,18 @@ def query_measure(scores, labels, ptr, measure, k):
     kind = "ap" if measure == "map" else "ndcg"
     return metrics.per_query(kind, scores, labels, ptr=ptr, k=None if measure == "map" else k,
                              skip_empty=False).values
+
+
+def validation_collection(eval_set, n_features):
+    """The first validation set ``(X, y, qid)`` grouped by query, checked to have the
+    training data's ``n_features``; None without one."""
+    if eval_set is None:
+        return None
+    valid = QueryCollection.from_arrays(*eval_set)
+    if valid.n_features != n_features:
+        raise InputFormatError(f"eval_set has {valid.n_features} features, the training data "
+                               f"{n_features}")
+    return valid
 
 
 def column(X, j):

@@ -43,11 +43,11 @@ from ..core.params import Interval, OneOf, Verbosity
 from ..data.model_file import renamed
 from ..errors import InputFormatError
 from ..kernels._csr import scores
-from ._base import BaselineRanker, column, query_measure
+from ._base import BaselineRanker, column, query_measure, validation_collection
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Self
+    from typing import Any, Self
 
     from ..core._typing import EvalSets, FloatArray, Matrix, Vector
 
@@ -115,52 +115,25 @@ class AdaRank(BaselineRanker):
     def _measure(self, scores, labels, ptr):
         return query_measure(scores, labels, ptr, self.loss, self.ndcg_k)
 
-    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
-            eval_set: EvalSets | None = None, *, group: Vector | None = None,
-            eval_group: Sequence[Vector] | None = None,
-            eval_qid: Sequence[Vector] | None = None) -> Self:
-        """Train on documents X with graded labels y grouped by qid; return self.
-
-        Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
-        all labels equal or none positive) carry no information and are skipped with a
-        warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or LightGBM's forms with
-        ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of qid: svmmap.core.groups)
-        selects the number of rounds by the measure on the first validation set;
-        ``best_score_`` records MAP on each.
-        """
-        qid = training_qid(qid, group, X)
-        full = self._training_collection(X, y, qid)
-        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
-                                        eval_qid is not None)
-        eval_set = sets[0] if sets else None
-        keep = self._informative(full)
-        if len(keep) == 0:
-            raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "
-                                   f"or worse by {self.loss}: there is nothing to train on")
-        if len(keep) < full.n_queries:
-            warnings.warn(f"{full.n_queries - len(keep)} of {full.n_queries} queries have a "
-                          f"constant {self.loss} and are skipped", stacklevel=2)
-        train = full.subset(keep)
+    def _rounds(self, train: QueryCollection, valid: QueryCollection | None,
+                ) -> tuple[list[int], list[float], list[dict[str, float]]]:
+        """The boosting rounds on the informative training queries: the chosen feature and
+        alpha of every round and its history entry (measures on ``valid`` too)."""
         n_q, d = train.n_queries, train.n_features
         ptr, labels = train.ptr, train.labels
         # E(q, h_j) for every query and feature: the weak rankers never change.
         weak = np.column_stack([self._measure(column(train.X, j), labels, ptr)
                                 for j in range(d)])
-        valid = None
-        if eval_set is not None:
-            valid = QueryCollection.from_arrays(*eval_set)
-            if valid.n_features != d:
-                raise InputFormatError(f"eval_set has {valid.n_features} features, the "
-                                       f"training data {d}")
-
         weights = np.full(n_q, 1.0 / n_q)
-        scores = np.zeros(train.X.shape[0])
+        scores = np.zeros(train.n_documents)
         coef = np.zeros(d)
         e_prev = np.zeros(n_q)
         train_prev = 0.0
         bound_product = 1.0
-        blocked = set()
-        features, alphas, history = [], [], []
+        blocked: set[int] = set()
+        features: list[int] = []
+        alphas: list[float] = []
+        history: list[dict[str, float]] = []
         while len(features) < self.max_rounds:
             performance = weights @ weak
             if blocked:
@@ -197,10 +170,40 @@ class AdaRank(BaselineRanker):
             weights = exp_neg / exp_neg.sum()
             if np.all(e_new >= 1.0):
                 break
+        return features, alphas, history
+
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+            eval_set: EvalSets | None = None, *, group: Vector | None = None,
+            eval_group: Sequence[Vector] | None = None,
+            eval_qid: Sequence[Vector] | None = None) -> Self:
+        """Train on documents X with graded labels y grouped by qid; return self.
+
+        Queries on which E is constant (MAP: no relevant or no non-relevant document; NDCG:
+        all labels equal or none positive) carry no information and are skipped with a
+        warning.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or LightGBM's forms with
+        ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of qid: svmmap.core.groups)
+        selects the number of rounds by the measure on the first validation set;
+        ``best_score_`` records MAP on each.
+        """
+        qid = training_qid(qid, group, X)
+        full = self._training_collection(X, y, qid)
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
+        eval_set = sets[0] if sets else None
+        keep = self._informative(full)
+        if len(keep) == 0:
+            raise InputFormatError(f"none of the {full.n_queries} queries can be ranked better "
+                                   f"or worse by {self.loss}: there is nothing to train on")
+        if len(keep) < full.n_queries:
+            warnings.warn(f"{full.n_queries - len(keep)} of {full.n_queries} queries have a "
+                          f"constant {self.loss} and are skipped", stacklevel=2)
+        train = full.subset(keep)
+        valid = validation_collection(eval_set, train.n_features)
+        features, alphas, history = self._rounds(train, valid)
         if not features:
             raise InputFormatError("no feature ranks the training queries better than "
                                    "nothing: AdaRank selected no weak ranker")
-        n_rounds = len(features)
+        d, n_rounds = train.n_features, len(features)
         if valid is not None:
             n_rounds = 1 + int(np.argmax([h["valid"] for h in history]))
         self.features_ = np.array(features, dtype=np.int64)
@@ -210,7 +213,7 @@ class AdaRank(BaselineRanker):
         self.coef_ = np.bincount(self.features_[:n_rounds], weights=self.alphas_[:n_rounds],
                                  minlength=d).astype(np.float64)
         self.intercept_ = 0.0
-        self.n_queries_used_ = n_q
+        self.n_queries_used_ = train.n_queries
         self._record_eval(sets)
         return self
 
@@ -255,7 +258,7 @@ class AdaRank(BaselineRanker):
             for j, a, entry in zip(self.features_, self.alphas_, history)]
 
 
-def upgrade_v1(document, v2):
+def upgrade_v1(document: dict[str, Any], v2: dict[str, Any]) -> None:
     """The AdaRank part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the rounds move from ``training`` to ``model``, ``measure`` / ``k`` become ``loss`` /
     ``ndcg_k``."""

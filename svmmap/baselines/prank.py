@@ -33,12 +33,13 @@ from ._base import BaselineRanker
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Self
+    from typing import Any, Self
 
     from ..core._typing import EvalSets, FloatArray, IntArray, Matrix, Vector
 
 
-def dense(X):
+def dense(X: Matrix) -> FloatArray:
+    """X as a C-contiguous float64 array (a sparse matrix made dense)."""
     return np.ascontiguousarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
 
 
@@ -155,7 +156,7 @@ class PRank(BaselineRanker):
         self.rank_loss_ = np.array(training["rank_loss"], dtype=np.int64)
 
 
-def upgrade_v1(document, v2):
+def upgrade_v1(document: dict[str, Any], v2: dict[str, Any]) -> None:
     """The PRank part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind): the
     weights, rank thresholds and classes become ``model``."""
     v2["model"] = {"coef": document["coef"], "rank_thresholds": document["thresholds"],

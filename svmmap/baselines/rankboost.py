@@ -53,18 +53,22 @@ from ..core.groups import eval_sets, training_qid
 from ..core.params import Interval, Verbosity
 from ..data.model_file import renamed
 from ..errors import InputFormatError
-from ._base import BaselineRanker, query_measure
+from ._base import BaselineRanker, query_measure, validation_collection
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Self
+    from typing import Any, Self
 
-    from ..core._typing import EvalSets, FloatArray, Matrix, Vector
+    import numpy.typing as npt
+
+    from ..core._typing import EvalSets, FloatArray, IntArray, Matrix, Vector
+
+    BoolArray = npt.NDArray[np.bool_]
 
 R_MAX = 1.0 - 1e-12
 
 
-def threshold_grid(X, n_thresholds):
+def threshold_grid(X: Matrix, n_thresholds: int) -> FloatArray:
     """Per feature, the distinct ``n_thresholds``-quantiles of its values strictly below its
     maximum (so h = 1[x > theta] fires on some document); padded with +inf (never fires).
     Returns an array (n_features, n_thresholds)."""
@@ -79,7 +83,7 @@ def threshold_grid(X, n_thresholds):
     return grid
 
 
-def bins(X, grid):
+def bins(X: Matrix, grid: FloatArray) -> IntArray:
     """bins[i, j] = number of thresholds of feature j strictly below x_ij, so that
     h_{j,k}(x_i) = 1[x_ij > grid[j, k]] = 1[bins[i, j] > k]."""
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X)
@@ -87,7 +91,8 @@ def bins(X, grid):
                             for j in range(grid.shape[0])])
 
 
-def pseudo_labels(X, labels, unlabeled, ptr, n_neighbors):
+def pseudo_labels(X: Matrix, labels: FloatArray, unlabeled: BoolArray, ptr: IntArray,
+                  n_neighbors: int) -> FloatArray:
     """Relevance (0/1) of each unlabeled document: the majority relevance of its
     ``n_neighbors`` nearest labeled documents of the same query (fewer if the query has
     fewer); ties and queries without labeled documents give non-relevant."""
@@ -145,44 +150,33 @@ class RankBoost(BaselineRanker):
         self.verbose = verbose
 
 
-    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
-            unlabeled: Vector | None = None, eval_set: EvalSets | None = None,
-            *, group: Vector | None = None,
-            eval_group: Sequence[Vector] | None = None,
-            eval_qid: Sequence[Vector] | None = None) -> Self:
-        """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
-
-        ``unlabeled``: boolean mask of the rows whose label is unknown (their y is ignored)
-        -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or
-        LightGBM's forms with ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of
-        qid: svmmap.core.groups) keeps the number of rounds with the best MAP on the first
-        validation set; ``best_score_`` records MAP on each.
-        """
-        qid = training_qid(qid, group, X)
-        full = self._training_collection(X, y, qid)
-        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
-                                        eval_qid is not None)
-        eval_set = sets[0] if sets else None
+    @staticmethod
+    def _unlabeled_mask(full: QueryCollection, unlabeled: Vector | None) -> BoolArray:
+        """``unlabeled`` in the collection's grouped order (all False without it)."""
+        n_docs = full.n_documents
         if unlabeled is None:
-            mask = np.zeros(full.X.shape[0], dtype=bool)
+            mask = np.zeros(n_docs, dtype=np.bool_)
         else:
-            mask = np.asarray(unlabeled, dtype=bool).ravel()
-            if len(mask) != full.X.shape[0]:
-                raise InputFormatError(f"X has {full.X.shape[0]} rows but unlabeled has "
+            mask = np.asarray(unlabeled, dtype=np.bool_).ravel()
+            if len(mask) != n_docs:
+                raise InputFormatError(f"X has {n_docs} rows but unlabeled has "
                                        f"{len(mask)} entries")
             mask = mask[full.rows]
         if mask.all():
             raise InputFormatError("every document is unlabeled: there is nothing to train on")
-        Xd = np.asarray(full.X.toarray() if hasattr(full.X, "toarray") else full.X)
-        labeled_rows = np.flatnonzero(~mask)
-        grid = threshold_grid(Xd[labeled_rows], self.n_thresholds)
-        pseudo = pseudo_labels(Xd, full.labels, mask, full.ptr, self.n_neighbors)
+        return mask
 
-        # Groups: the labeled part of every query, then its pseudo-labeled part.
+    def _weighted_pairs(self, full: QueryCollection, mask: BoolArray, pseudo: FloatArray,
+                        semi_supervised: bool,
+                        ) -> tuple[IntArray, IntArray, BoolArray, FloatArray]:
+        """The groups of the pairwise loss -- the labeled part of every query (g < n), then
+        its pseudo-labeled part (n + g) -- and their mass (the labeled pairs sum to 1, the
+        pseudo-labeled ones to ``lam``): (the documents in some pair, their group, their
+        relevance, the mass per group)."""
         n_q = full.n_queries
         query_of_doc = full.query_of_doc
         group = np.where(mask, query_of_doc + n_q, query_of_doc)
-        relevant = np.where(mask, pseudo > 0, full.labels > 0)
+        relevant = np.where(mask, pseudo > 0, np.asarray(full.labels) > 0)
         n_groups = 2 * n_q
         n_pos = np.bincount(group, weights=relevant, minlength=n_groups)
         n_neg = np.bincount(group, weights=~relevant, minlength=n_groups)
@@ -196,32 +190,33 @@ class RankBoost(BaselineRanker):
             mass[n_q:] = self.lam * pairs[n_q:] / pseudo_pairs
         else:
             mass[n_q:] = 0.0
-        if unlabeled is not None and pseudo_pairs == 0 and self.lam > 0:
+        if semi_supervised and pseudo_pairs == 0 and self.lam > 0:
             warnings.warn("the pseudo labels form no (relevant, non-relevant) pair: the "
-                          "unlabeled documents do not enter the loss", stacklevel=2)
-        in_pairs = pairs[group] > 0
-        docs = np.flatnonzero(in_pairs)
-        group, relevant = group[docs], relevant[docs]
-        doc_bins = bins(Xd[docs], grid)
+                          "unlabeled documents do not enter the loss", stacklevel=3)
+        docs = np.flatnonzero(pairs[group] > 0)
+        return docs, group[docs], relevant[docs], mass
+
+    def _rounds(self, doc_bins: IntArray, grid: FloatArray, group: IntArray,
+                relevant: BoolArray, mass: FloatArray, valid: QueryCollection | None,
+                ) -> tuple[list[int], list[float], list[float], list[float], list[float]]:
+        """The boosting rounds over the documents' bins of ``grid``: the feature, threshold,
+        alpha and Z of every round, and the MAP on ``valid`` after it."""
+        n_groups = len(mass)
         sign = np.where(relevant, 1.0, -1.0)
         side = 2 * group + relevant
         side_size = np.bincount(side, minlength=2 * n_groups)
         v = 1.0 / side_size[side]
         c = mass / mass.sum()
-
-        valid = None
-        if eval_set is not None:
-            valid = QueryCollection.from_arrays(*eval_set)
-            if valid.n_features != Xd.shape[1]:
-                raise InputFormatError(f"eval_set has {valid.n_features} features, the "
-                                       f"training data {Xd.shape[1]}")
-            valid_scores = np.zeros(valid.X.shape[0])
+        if valid is not None:
+            valid_scores = np.zeros(valid.n_documents)
             valid_X = np.asarray(valid.X.toarray() if hasattr(valid.X, "toarray") else valid.X)
-            valid_map = []
-
         d, n_thr = grid.shape
         flat = doc_bins + (n_thr + 1) * np.arange(d)
-        features, thresholds, alphas, zs = [], [], [], []
+        features: list[int] = []
+        thresholds: list[float] = []
+        alphas: list[float] = []
+        zs: list[float] = []
+        valid_map: list[float] = []
         for t in range(self.max_rounds):
             s = c[group] * v * sign
             hist = np.bincount(flat.ravel(), weights=np.repeat(s, d),
@@ -253,6 +248,35 @@ class RankBoost(BaselineRanker):
                       f"alpha {alpha:.4g} r {r_t:.4f} loss {np.prod(zs):.6g}")
             if abs(r_t) >= R_MAX:
                 break
+        return features, thresholds, alphas, zs, valid_map
+
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+            unlabeled: Vector | None = None, eval_set: EvalSets | None = None,
+            *, group: Vector | None = None,
+            eval_group: Sequence[Vector] | None = None,
+            eval_qid: Sequence[Vector] | None = None) -> Self:
+        """Train on documents X with labels y (relevant: y > 0) grouped by qid; return self.
+
+        ``unlabeled``: boolean mask of the rows whose label is unknown (their y is ignored)
+        -- the semi-supervised variant.  ``eval_set=(X_valid, y_valid, qid_valid)`` (or
+        LightGBM's forms with ``eval_group`` / ``eval_qid``, and ``group`` sizes instead of
+        qid: svmmap.core.groups) keeps the number of rounds with the best MAP on the first
+        validation set; ``best_score_`` records MAP on each.
+        """
+        qid = training_qid(qid, group, X)
+        full = self._training_collection(X, y, qid)
+        sets = self._validate_eval_sets(eval_sets(eval_set, eval_group, eval_qid),
+                                        eval_qid is not None)
+        eval_set = sets[0] if sets else None
+        mask = self._unlabeled_mask(full, unlabeled)
+        Xd = np.asarray(full.X.toarray() if hasattr(full.X, "toarray") else full.X)
+        grid = threshold_grid(Xd[np.flatnonzero(~mask)], self.n_thresholds)
+        pseudo = pseudo_labels(Xd, full.labels, mask, full.ptr, self.n_neighbors)
+        docs, group, relevant, mass = self._weighted_pairs(full, mask, pseudo,
+                                                           unlabeled is not None)
+        valid = validation_collection(eval_set, Xd.shape[1])
+        features, thresholds, alphas, zs, valid_map = self._rounds(
+            bins(Xd[docs], grid), grid, group, relevant, mass, valid)
         if not features:
             raise InputFormatError("no threshold of any feature separates a relevant from a "
                                    "non-relevant document: RankBoost selected no weak ranker")
@@ -305,7 +329,7 @@ class RankBoost(BaselineRanker):
             raise ValueError("a weak ranker's feature is out of range")
 
 
-def upgrade_v1(document, v2):
+def upgrade_v1(document: dict[str, Any], v2: dict[str, Any]) -> None:
     """The RankBoost part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the weak rankers and the number of rounds become ``model``, ``n_rounds`` ``max_rounds``."""
     v2["model"] = {**document["weak_rankers"], "n_rounds": document["n_rounds"]}

@@ -91,9 +91,9 @@ class BaseRanker(RuleChecked, BaseEstimator):
     ``decision_function``."""
 
     #: the model-file kind (svmmap.data.model_file.MODEL_KINDS)
-    KIND = None
+    KIND: str | None = None
     #: parameters that say how to train, not what the model is: not written to model files
-    _runtime_params = ("verbose",)
+    _runtime_params: tuple[str, ...] = ("verbose",)
     #: the fewest feature columns fit and predict accept
     _min_features = 1
 

@@ -19,49 +19,59 @@ written whole first (:func:`held`), and their last line says what was kept and h
 signals (:func:`ignore_in_worker`): their parent decides, and ends them.
 """
 
+from __future__ import annotations
+
 import signal
 import sys
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from types import FrameType
+
+    #: a signal handler as signal.signal takes it
+    Handler = Callable[[int, FrameType | None], object]
 
 #: the signals that stop a command, and the word its last line says
-STOPPING = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+STOPPING: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
 #: the stopping signals received since the outermost handled() block began, first first
-_received = []
+_received: list[int] = []
 #: handled() blocks open (the outermost installs the handlers)
-_depth = []
+_depth: list[bool] = []
 
 
-def record(signum):
+def record(signum: int) -> None:
     """Note that the stopping signal ``signum`` arrived (the first one is reported)."""
     _received.append(signum)
 
 
-def raise_interrupt(signum, frame):
+def raise_interrupt(signum: int, frame: FrameType | None) -> None:
     """The handler of SIGINT and SIGTERM: record the signal and raise KeyboardInterrupt."""
     record(signum)
     raise KeyboardInterrupt
 
 
-def received():
+def received() -> int:
     """The first stopping signal received (SIGINT when none was recorded: a KeyboardInterrupt
     raised by Python's own SIGINT handler)."""
     return _received[0] if _received else signal.SIGINT
 
 
-def exit_status():
+def exit_status() -> int:
     """128 + the number of the signal that stopped the command: 130 (SIGINT), 143 (SIGTERM)."""
     return 128 + received()
 
 
-def message(prog):
+def message(prog: str) -> str:
     """The command's last line after a stopping signal: ``prog: interrupted`` (Ctrl-C) or
     ``prog: terminated`` (SIGTERM)."""
     return f"{prog}: {STOPPING[received()]}"
 
 
 @contextmanager
-def handled(handler=raise_interrupt):
+def handled(handler: Handler = raise_interrupt) -> Iterator[None]:
     """Inside the block, SIGINT and SIGTERM call ``handler`` (by default raise_interrupt),
     and received() starts afresh.  A nested block, or one outside the main thread (where
     Python allows no handler), changes nothing."""
@@ -83,7 +93,7 @@ def handled(handler=raise_interrupt):
             signal.signal(signum, action)
 
 
-def stop_requested():
+def stop_requested() -> bool:
     """True inside a :func:`handled` block once a stopping signal has arrived: work that
     caught the KeyboardInterrupt (a fit returning its best model so far) must not be taken
     for finished work."""
@@ -91,13 +101,13 @@ def stop_requested():
 
 
 @contextmanager
-def held():
+def held() -> Iterator[None]:
     """Inside the block a stopping signal is recorded, not raised; KeyboardInterrupt is
     raised when the block ends.  For a write that must be whole (a journal record).  Outside
     the main thread it changes nothing."""
-    arrived = []
+    arrived: list[int] = []
 
-    def hold(signum, frame):
+    def hold(signum: int, frame: FrameType | None) -> None:
         record(signum)
         arrived.append(signum)
 
@@ -115,7 +125,7 @@ def held():
         raise KeyboardInterrupt
 
 
-def stopped(prog, kept=None):
+def stopped(prog: str, kept: str | None = None) -> int:
     """The end of a command stopped by a signal: ignore further stopping signals (the
     command is ending: a second Ctrl-C must not interrupt its clean-up), print its one last
     line ``prog: interrupted[: kept]`` (or ``terminated``) on stderr and return the exit
@@ -127,7 +137,7 @@ def stopped(prog, kept=None):
     return exit_status()
 
 
-def ignore_in_worker():
+def ignore_in_worker() -> None:
     """In a worker process of a command: SIGINT and SIGTERM ignored.  A terminal's Ctrl-C
     reaches the whole process group; the parent alone acts on it, cancels the pending work
     and ends its workers."""

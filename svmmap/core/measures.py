@@ -15,12 +15,16 @@ kind :mod:`svmmap.kernels._loss_kernels` runs its exact oracle).  From :data:`ME
   ``select_metric``, the experiments' grids);
 * the help texts and error messages that list them.
 
-Adding a measure is one record here plus its kernel in :mod:`svmmap.metrics` (and, to train
-for it, its oracle in :mod:`svmmap.kernels._loss_kernels`).  This module imports nothing beyond the
+Adding a measure is one record here plus its per-query kernel (a method of
+:class:`svmmap.core.rankings.Ranking`, named in :mod:`svmmap.metrics`' ``_KERNELS``) and, to
+train for it, one record of the loss table of :mod:`svmmap.kernels._loss_kernels` with its
+oracle (docs: the mathematics, "Adding a loss").  This module imports nothing beyond the
 standard library: the commands parse and check their arguments with it before numpy loads.
 """
 
-from collections import namedtuple
+from __future__ import annotations
+
+from typing import NamedTuple
 
 #: cutoff rules: the name takes no ``@k``; may take one (without it: the whole ranking); must
 NO_CUTOFF, OPTIONAL_CUTOFF, REQUIRED_CUTOFF = "none", "optional", "required"
@@ -28,11 +32,7 @@ NO_CUTOFF, OPTIONAL_CUTOFF, REQUIRED_CUTOFF = "none", "optional", "required"
 USES = ("loss", "report", "select")
 
 
-_FIELDS = ("name", "label", "cutoff", "metric", "help", "plugin", "oracle", "loss_cutoff",
-           "select", "graded")
-
-
-class Measure(namedtuple("Measure", _FIELDS, defaults=(None, None, None, True, False))):
+class Measure(NamedTuple):
     """One ranking measure (module docstring); a named tuple (dataclasses would import
     ``inspect``, a tenth of the commands' start-up).
 
@@ -53,15 +53,26 @@ class Measure(namedtuple("Measure", _FIELDS, defaults=(None, None, None, True, F
     grade then scores the same under every ranking); otherwise only label > 0 counts.
     """
 
-    __slots__ = ()
+    name: str
+    label: str
+    cutoff: str
+    metric: str
+    help: str
+    plugin: str | None = None
+    oracle: str | None = None
+    loss_cutoff: str | None = None
+    select: bool = True
+    graded: bool = False
 
-    def cutoff_rule(self, use):
+    def cutoff_rule(self, use: str) -> str:
         """The cutoff rule of this measure's name for ``use`` (one of USES)."""
         if use == "loss" and self.loss_cutoff is not None:
             return self.loss_cutoff
         return self.cutoff
 
-    def usable_for(self, use):
+    def usable_for(self, use: str) -> bool:
+        """Whether the measure's name may be given for ``use`` (one of USES): as a loss when
+        a plugin trains for it, for model selection when ``select``, always for reports."""
         if use == "loss":
             return self.plugin is not None
         if use == "select":
@@ -97,14 +108,14 @@ MEASURES = {m.name: m for m in (
 )}
 
 
-def usable(use):
+def usable(use: str) -> list[Measure]:
     """The measures usable for ``use`` (one of USES), in registry order."""
     if use not in USES:
         raise ValueError(f"use must be one of {', '.join(USES)}, got {use!r}")
     return [m for m in MEASURES.values() if m.usable_for(use)]
 
 
-def name_forms(use):
+def name_forms(use: str) -> list[str]:
     """How the names of ``use`` are written: ``["map", "ndcg", "ndcg@k", "p@k", ...]``."""
     forms = []
     for m in usable(use):
@@ -121,14 +132,14 @@ _EXAMPLES = {"loss": " (k a positive integer, e.g. ndcg@10)",
              "report": " (e.g. map,ndcg@10,p@5,mrr)", "select": " (e.g. ndcg@10)"}
 
 
-def help_text(use):
+def help_text(use: str) -> str:
     """The accepted names of ``use`` as a phrase: ``"map, ndcg, ndcg@k, ... or acc (...)"``."""
     forms = name_forms(use)
     listed = forms[0] if len(forms) == 1 else ", ".join(forms[:-1]) + " or " + forms[-1]
     return listed + _EXAMPLES[use]
 
 
-def parse(text, use):
+def parse(text: object, use: str) -> tuple[str, int | None]:
     """``(measure name, k or None)`` of a name for ``use``: ``"ndcg@10"`` -> ``("ndcg", 10)``,
     ``"map"`` -> ``("map", None)``.  Case-sensitive (callers lower-case what users type);
     a cutoff is a positive integer.  Raises ValueError for anything else."""
@@ -145,7 +156,7 @@ def parse(text, use):
     raise ValueError(f"expected {help_text(use)}, got {text!r}")
 
 
-def parse_loss(name):
+def parse_loss(name: object) -> tuple[str, int | None]:
     """(base, k) of a loss name: ("map", None), ("ndcg", 10) for "ndcg@10", ("ndcg", None) for
     "ndcg" (k = the query's size), ("p", 10) for "p@10".  Raises ValueError for anything else
     (a measure without plugin, a missing or superfluous cutoff)."""
@@ -155,11 +166,11 @@ def parse_loss(name):
         raise ValueError(f"loss must be {help_text('loss')}, got {name!r}") from None
 
 
-def parse_metrics(text):
+def parse_metrics(text: str) -> tuple[tuple[str, int | None], ...]:
     """``"map,ndcg@10,p@5,mrr"`` -> ``(("map", None), ("ndcg", 10), ("p", 5), ("mrr", None))``
     (case-insensitive, in the given order, duplicates dropped).  Raises ValueError naming the
     accepted names for anything else."""
-    parsed = []
+    parsed: list[tuple[str, int | None]] = []
     for item in text.split(","):
         try:
             measure = parse(item.strip().lower(), "report")
@@ -171,7 +182,7 @@ def parse_metrics(text):
     return tuple(parsed)
 
 
-def parse_select_metric(name):
+def parse_select_metric(name: object) -> str:
     """The lower-case name of a validation measure (case-insensitive): ``"NDCG@10"`` ->
     ``"ndcg@10"``.  Raises ValueError for a name model selection cannot choose by."""
     if isinstance(name, str):
@@ -183,6 +194,6 @@ def parse_select_metric(name):
     raise ValueError(f"select_metric must be {help_text('select')}, got {name!r}")
 
 
-def label(name, k=None):
+def label(name: str, k: int | None = None) -> str:
     """How results print a measure: ``label("ndcg", 10)`` -> ``"NDCG@10"``."""
     return MEASURES[name].label + ("" if k is None else f"@{k}")

@@ -13,12 +13,21 @@ log(gap) has fallen at some rate per second; the time left is
 recent seconds per iteration).  It is shown as ``?`` until the gap has fallen twice.
 """
 
+from __future__ import annotations
+
 import math
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, TextIO
 
 from svmstruct_api.callbacks import Callback, progress_line
+
+if TYPE_CHECKING:
+    from svmstruct_api.callbacks import Progress
+    from svmstruct_api.learner import BaseSSVM
+    from svmstruct_api.plugin import StructuredModel
+    from svmstruct_api.result import TrainingResult
 
 #: seconds between two lines when the stream is not a terminal
 DEFAULT_INTERVAL = 5.0
@@ -63,12 +72,19 @@ class ProgressDisplay(Callback):
     """Live training progress on ``stream`` (default stderr): tqdm on a terminal, else a line
     every ``interval`` seconds.  ``tty`` overrides the terminal detection."""
 
-    def __init__(self, stream=None, interval=DEFAULT_INTERVAL, tty=None):
+    def __init__(self, stream: TextIO | None = None, interval: float = DEFAULT_INTERVAL,
+                 tty: bool | None = None):
         self.stream = sys.stderr if stream is None else stream
         self.interval = interval
         self.tty = tty
+        self._history: list[tuple[float, float]] = []
+        self._last_line = -math.inf
+        self._last: Progress | None = None
+        self._printed: int | None = None
+        self._bar = None
 
-    def on_start(self, learner, model):
+    def on_start(self, learner: BaseSSVM, model: StructuredModel) -> None:
+        """A fresh display for a new training run (a terminal bar when one is wanted)."""
         self._history = []
         self._last_line = -math.inf
         self._last = None
@@ -91,7 +107,9 @@ class ProgressDisplay(Callback):
                                  leave=False, **({"dynamic_ncols": True} if width > 0
                                                  else {"ncols": 120, "nrows": 24}))
 
-    def on_iteration(self, progress):
+    def on_iteration(self, progress: Progress) -> None:
+        """Record the iteration's gap; update the bar, or write a line every ``interval``
+        seconds."""
         now = time.monotonic()
         self._last = progress
         gap = progress.duality_gap
@@ -105,18 +123,19 @@ class ProgressDisplay(Callback):
             self._write(progress)
             self._last_line = now
 
-    def on_end(self, result):
+    def on_end(self, result: TrainingResult) -> None:
+        """Close the bar, or write the last iteration's line if it was not written."""
         if self._bar is not None:
             self._bar.refresh()  # the final state once, however fast training was
             self._bar.close()
         elif self._last is not None and self._last.iteration != self._printed:
             self._write(self._last)
 
-    def _write(self, progress):
+    def _write(self, progress: Progress) -> None:
         self._printed = progress.iteration
         _write_line(self.stream, f"iter {progress.iteration}  {self.status(progress)}")
 
-    def status(self, progress):
+    def status(self, progress: Progress) -> str:
         """The display's text for one iteration (without the iteration number)."""
         left = self.seconds_left(progress)
         return (f"gap {_number(progress.duality_gap, 3)}/{progress.gap_target:.3g}  "
@@ -127,7 +146,7 @@ class ProgressDisplay(Callback):
                 f"dual {_number(progress.dual_objective)}  "
                 f"{progress.working_set_size} constraints")
 
-    def seconds_left(self, progress):
+    def seconds_left(self, progress: Progress) -> float | None:
         """Estimated seconds until the gap reaches its target (None: no estimate yet)."""
         if len(self._history) < 3:
             return None
@@ -147,8 +166,9 @@ class ProgressDisplay(Callback):
 class IterationLines(Callback):
     """One SVMstruct-style line per iteration on ``stream`` (default stdout), no report."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream: TextIO | None = None):
         self.stream = stream
 
-    def on_iteration(self, progress):
+    def on_iteration(self, progress: Progress) -> None:
+        """Write the iteration's line."""
         _write_line(self.stream or sys.stdout, progress_line(progress.record))

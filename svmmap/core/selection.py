@@ -26,6 +26,8 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
   whole experiment (KeyboardInterrupt), never only the fit in progress.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import inspect
 import math
@@ -33,6 +35,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -43,11 +46,39 @@ from ..errors import InputFormatError
 from ..kernels._csr import as_scipy, scores
 from . import interrupts, training
 from .measures import MEASURES, parse, parse_select_metric
-from .params import Boolean, Interval, Sequence, Text
+from .params import Boolean, Interval, Text
+from .params import Sequence as SequenceRule
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from scipy.sparse import csr_matrix
+
+    from svmstruct_api.callbacks import Callback
+
+    from ..experiments.datasets import Split
+    from ..features import BinnedFeatureMap
+    from ._typing import FloatArray, PathLike, Vector
+    from .collection import QueryCollection
+    from .training import FittedModel, Problem
+
+class Method(Protocol):
+    """What :func:`select` reads of a method (svmmap.experiments.registry.Method, not imported
+    here: the registry imports the estimators, which import this module)."""
+
+    label: str
+    param: str
+    measure: str
+    #: value -> the method's estimator at that hyper-parameter value, not fitted
+    factory: Any
+
+    def grid_for(self, n_features: int) -> list[Any]:
+        """The hyper-parameter values to try on data of ``n_features`` features."""
+
 
 #: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
 SELECTION_RULES = {
-    "Cs": [Sequence()],
+    "Cs": [SequenceRule()],
     "select_metric": [Text()],
     "holdout": [Interval(0, 1, closed="neither")],
     "random_state": [Interval(0, None, closed="left", integer=True), None],
@@ -56,7 +87,7 @@ SELECTION_RULES = {
 }
 
 
-def validation_measure(name):
+def validation_measure(name: str) -> Callable[[Vector, Vector, Vector], float]:
     """The function (scores, labels, qid) -> mean measure (LETOR convention,
     svmmap.metrics.measure_mean) of a validation measure's name, case-insensitive: a measure
     of svmmap.core.measures that model selection may choose by ("map", "ndcg", "ndcg@10",
@@ -64,7 +95,8 @@ def validation_measure(name):
     return partial(metrics.measure_mean, parse_select_metric(name))
 
 
-def check_validation(y, qid, select_metric, path=None, source=None):
+def check_validation(y: Vector, qid: Vector, select_metric: str, path: PathLike | None = None,
+                     source: str | None = None) -> None:
     """Refuse validation documents on which every ranking scores the same ``select_metric``:
     no query with a relevant (label > 0) and a non-relevant document (for a graded measure,
     NDCG or ERR, with two different grades, one relevant).  Every C would then score the same
@@ -91,7 +123,7 @@ def check_validation(y, qid, select_metric, path=None, source=None):
             f"scores the same {select_metric}, so it cannot choose C", path)
 
 
-def choose(values, select_tol=0.0):
+def choose(values: Sequence[float] | FloatArray, select_tol: float = 0.0) -> int:
     """Index of the chosen value, values in increasing model capacity (C): the first whose
     measure is at least max(values) - select_tol (select_tol = 0: the first maximum).  A NaN
     value (a measure undefined on the validation queries) is never chosen unless all are."""
@@ -101,7 +133,8 @@ def choose(values, select_tol=0.0):
     return int(np.flatnonzero(values >= np.nanmax(values) - select_tol)[0])
 
 
-def holdout_split(qid, fraction, random_state=0):
+def holdout_split(qid: Vector, fraction: float | None,
+                  random_state: int | None = 0) -> np.ndarray:
     """Boolean mask of the documents of a random ``fraction`` of the queries (at least one,
     at most all but one), drawn with numpy's default_rng(random_state)."""
     if not (isinstance(fraction, (int, float)) and 0 < fraction < 1):
@@ -116,7 +149,8 @@ def holdout_split(qid, fraction, random_state=0):
     return np.isin(qid, held)
 
 
-def holdout(collection, fraction, random_state=0):
+def holdout(collection: QueryCollection, fraction: float | None, random_state: int | None = 0,
+            ) -> tuple[QueryCollection, QueryCollection, str]:
     """(collection to train on, collection held out, a description of the held-out part):
     the queries of a checked QueryCollection split by :func:`holdout_split`, each part in
     the collection's order (nothing checked again)."""
@@ -126,9 +160,13 @@ def holdout(collection, fraction, random_state=0):
         source
 
 
-def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
-               callbacks=(), *, holdout_fraction=None, random_state=0, refit_all=True,
-               vali_path=None, patience=None):
+def fit_c_path(params: dict[str, Any], data: QueryCollection, Cs: Sequence[float],
+               vali: QueryCollection | None = None, select_metric: str = "map",
+               select_tol: float = 0.0,
+               callbacks: Sequence[Callback | Callable[..., object]] = (), *,
+               holdout_fraction: float | None = None, random_state: int | None = 0,
+               refit_all: bool = True, vali_path: PathLike | None = None,
+               patience: int | None = None) -> FittedModel:
     """The C path's training driver, for SVMMapCV and ``svmmap_learn -c C1,C2,...``: the
     svmmap.core.training.FittedModel of ``params`` with C chosen along ``Cs`` (increasing) by
     ``select_metric`` on ``vali`` (the checked QueryCollection of validation documents, read
@@ -139,7 +177,7 @@ def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
     train, source = data, "eval_set"
     if vali is None:
         train, vali, source = holdout(data, holdout_fraction, random_state)
-    check_validation(vali.labels, vali.grouped_qid, select_metric, vali_path,
+    check_validation(np.asarray(vali.labels), vali.grouped_qid, select_metric, vali_path,
                      None if vali_path else source)
     problem = training.prepare(params, train)
     fitted = select_c(params, problem, Cs, vali, select_metric, select_tol, callbacks,
@@ -151,8 +189,10 @@ def fit_c_path(params, data, Cs, vali=None, select_metric="map", select_tol=0.0,
     return fitted.with_selection(refit=False)
 
 
-def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, callbacks=(),
-             source="eval_set", patience=None):
+def select_c(params: dict[str, Any], problem: Problem, Cs: Sequence[float],
+             vali: QueryCollection, select_metric: str = "map", select_tol: float = 0.0,
+             callbacks: Sequence[Callback | Callable[..., object]] = (), source: str = "eval_set",
+             patience: int | None = None) -> FittedModel:
     """Train the Problem (svmmap.core.training.prepare) along ``Cs`` (increasing), each
     fit warm-started from the previous one, and choose C by ``select_metric`` on ``vali``
     (the checked QueryCollection of validation documents, before any feature map; checked
@@ -174,8 +214,9 @@ def select_c(params, problem, Cs, vali, select_metric="map", select_tol=0.0, cal
     before the first fit has a result, KeyboardInterrupt propagates."""
     measure = validation_measure(select_metric)
     X_vali, y_vali, qid_vali = vali.X, vali.labels, vali.grouped_qid
-    if problem.feature_map is not None:
-        X_vali = problem.feature_map.transform_bins(as_scipy(X_vali), qid_vali)
+    feature_map = cast("BinnedFeatureMap | None", problem.feature_map)
+    if feature_map is not None:
+        X_vali = feature_map.transform_bins(as_scipy(X_vali), qid_vali)
     if problem.normalizer is not None:  # the scaled columns training saw
         X_vali = problem.normalizer.scale_columns(X_vali)
     plugin = problem.plugin
@@ -232,7 +273,8 @@ def _falling(path, select_tol):
     return count
 
 
-def refit(params, data, fitted, callbacks=()):
+def refit(params: dict[str, Any], data: QueryCollection, fitted: FittedModel,
+          callbacks: Sequence[Callback | Callable[..., object]] = ()) -> FittedModel:
     """After C was chosen on held-out training queries (:func:`holdout`): the FittedModel
     trained on all the training queries ``data`` (a QueryCollection) at the chosen C --
     scikit-learn's GridSearchCV ``refit`` -- its selection record marked ``"refit":
@@ -246,7 +288,7 @@ def refit(params, data, fitted, callbacks=()):
                                selection={**fitted.selection, "refit": True})
 
 
-def path_table(selection, source):
+def path_table(selection: dict[str, Any], source: str) -> str:
     """The C path of a selection record (``selection_``) as a table, the chosen C marked."""
     metric = selection["select_metric"]
     stopped = " (interrupted: the C values after the last row were not trained)" \
@@ -272,7 +314,7 @@ def path_table(selection, source):
 # -- the experiments' grid search (svmmap.experiments) --------------------------------------
 
 
-def predict(model, split):
+def predict(model: Any, split: Split) -> FloatArray:
     """``model.decision_function`` on a Split, passing the query ids to estimators that take
     them (a feature map working within queries needs them)."""
     if "qid" in inspect.signature(model.decision_function).parameters:
@@ -287,19 +329,20 @@ class Selected:
     value in ``vali_map``, and the wall time of the whole grid
     (seconds)."""
 
-    method: object
-    grid: list
-    value: object
-    model: object
-    vali_map: dict
+    method: Method
+    grid: list[Any]
+    value: Any
+    model: Any
+    vali_map: dict[Any, float]
     seconds: float
-    failed: list
+    failed: list[tuple[Any, str]]
 
-    def scores(self, split):
+    def scores(self, split: Split) -> FloatArray:
+        """The chosen model's scores of ``split``'s documents."""
         return predict(self.model, split)
 
     @property
-    def end(self):
+    def end(self) -> str | None:
         """``"low"`` / ``"high"`` when the chosen value is the grid's smallest / largest,
         else None (also for a grid of features, which has no order of capacity)."""
         if self.method.param == "feature":
@@ -325,7 +368,7 @@ def _fit(method, value, train):
     return model
 
 
-def same_ranking(a, b, qid):
+def same_ranking(a: Vector, b: Vector, qid: np.ndarray) -> bool:
     """True when scores ``a`` and ``b`` order the documents of every query identically
     (ties included; scores are compared after removing their mean, scaling by the largest
     remaining magnitude and rounding to 1e-9, so that a rescaled weight vector or a shifted
@@ -345,7 +388,8 @@ def same_ranking(a, b, qid):
     return np.array_equal(groups(a), groups(b))
 
 
-def low_end_stable(selected, train, split, factor=100.0):
+def low_end_stable(selected: Selected, train: Split, split: Split,
+                   factor: float = 100.0) -> bool | None:
     """For a choice at the low end of a C grid: True when the model trained with C / factor
     ranks ``split`` exactly as the chosen one (the grid has reached the C -> 0 limit);
     None when the choice is not at the low end or the hyper-parameter is not C."""
@@ -387,15 +431,17 @@ def _select_on_c_path(method, grid, train, vali, patience=None):
         {row["C"]: row["vali"] for row in fitted.selection["path"]}
 
 
-def select(method, train, vali, patience=None):
+def select(method: Method, train: Split, vali: Split, patience: int | None = None) -> Selected:
     """Fit ``method`` on ``train`` for each grid value; pick by the method's validation
     measure (MAP unless it is an SVM trained for another) on ``vali`` (Splits).
     ``patience``: a C path stops early (:func:`select_c`); the grid values not trained are
     absent from ``vali_map``."""
     start = time.perf_counter()
     measure = validation_measure(method.measure)
-    fitted, vali_map, failed = [], {}, []
-    grid = method.grid_for(train.X.shape[1])
+    fitted: list[tuple[Any, Any]] = []
+    vali_map: dict[Any, float] = {}
+    failed: list[tuple[Any, str]] = []
+    grid = method.grid_for(cast("csr_matrix", train.X).shape[1])  # a Split's X is CSR
     on_path = _select_on_c_path(method, grid, train, vali, patience)
     if on_path is not None:
         value, model, vali_map = on_path

@@ -23,35 +23,50 @@ ctypedef fused index_t:
     Py_ssize_t
 
 
+cdef inline double _csr_row(const value_t *data, const index_t *indices, Py_ssize_t lo,
+                           Py_ssize_t hi, const double *w) noexcept nogil:
+    """The stored values lo .. hi - 1 of a CSR row times their weights, summed in stored
+    order."""
+    cdef double total = 0.0
+    cdef Py_ssize_t j
+    for j in range(lo, hi):
+        total += data[j] * w[indices[j]]
+    return total
+
+
+cdef inline double _dense_row(const value_t[:, :] X, Py_ssize_t i,
+                              const double[::1] w) noexcept nogil:
+    """Row i of X times w, summed in column order."""
+    cdef double total = 0.0
+    cdef Py_ssize_t c
+    for c in range(X.shape[1]):
+        total += X[i, c] * w[c]
+    return total
+
+
 def csr_scores(const value_t[::1] data, const index_t[::1] indices,
                const index_t[::1] indptr, const double[::1] w):
     """float64 (m,): the score data-row i . w of every row, m = len(indptr) - 1."""
-    cdef Py_ssize_t m = indptr.shape[0] - 1, i, j
+    cdef Py_ssize_t m = indptr.shape[0] - 1, i
     out_arr = np.zeros(m)
     cdef double[::1] out = out_arr
-    cdef double total
+    if data.shape[0] == 0:  # no stored value: every score is 0
+        return out_arr
     with nogil:
         for i in range(m):
-            total = 0.0
-            for j in range(indptr[i], indptr[i + 1]):
-                total += data[j] * w[indices[j]]
-            out[i] = total
+            out[i] = _csr_row(&data[0], &indices[0], indptr[i], indptr[i + 1], &w[0])
     return out_arr
 
 
 def dense_scores(const value_t[:, :] X, const double[::1] w):
     """float64 (m,): the score X[i] . w of every row of X, summed in column order in float64
     (X read in place, whatever its storage and strides)."""
-    cdef Py_ssize_t m = X.shape[0], d = X.shape[1], i, c
-    out_arr = np.zeros(m)
+    cdef Py_ssize_t i
+    out_arr = np.zeros(X.shape[0])
     cdef double[::1] out = out_arr
-    cdef double total
     with nogil:
-        for i in range(m):
-            total = 0.0
-            for c in range(d):
-                total += X[i, c] * w[c]
-            out[i] = total
+        for i in range(X.shape[0]):
+            out[i] = _dense_row(X, i, w)
     return out_arr
 
 

@@ -85,6 +85,8 @@ compare with brute force over every permutation, ties and graded labels included
 
 import numpy as np
 
+from collections import namedtuple
+
 from libc.math cimport INFINITY, NAN
 from libc.string cimport memset
 
@@ -97,120 +99,168 @@ from ._kernel_inputs import (
     largest_query,
 )
 
-#: the kinds of loss this module knows, by the name the kernels take
-KINDS = {"p@k": 0, "rprec": 1, "mrr": 2, "ndcg": 3}
 cdef enum:
     MAX_STATES = 16777216  # 2^24
 
 #: the largest dynamic programme (states) the NDCG oracle runs on one query
 MAX_NDCG_STATES = MAX_STATES
 
+# the cutoff rules of the loss kinds: what the cutoff k of a call means
 cdef enum:
-    PRECISION = 0
-    RPREC = 1
-    MRR = 2
-    NDCG = 3
+    CUTOFF_REQUIRED = 0  # a positive k must be given (p@k)
+    CUTOFF_OPTIONAL = 1  # a positive k, or None for the whole query (ndcg)
+    CUTOFF_RELEVANT = 2  # no k: the query's number of relevant documents |P| (rprec)
+    CUTOFF_NONE = 3      # no k (mrr)
+
+_CUTOFF_NAMES = ("required", "optional", "relevant", "none")
 
 
 cdef struct LossSpec:
-    int kind
+    const LossKind *kind
     Py_ssize_t k              # cutoff of p@k and ndcg@k (ndcg: the largest query for k = m)
     const double *discount    # discount[r] = 1 / log2(1 + r), r = 1..largest query
+
+
+# Delta(y*, y) of one query's ranking y: ``ranked[0:size]`` its documents top first (their
+# positions in the query), ``relevant`` and ``gains`` per position (0 < n_rel < size); ``ws``
+# the calling thread's workspace, whose ``docs`` are ``ranked`` and may be reused.
+ctypedef double (*RankingLoss)(const unsigned char *relevant, const double *gains,
+                               Py_ssize_t size, Py_ssize_t n_rel, core.Workspace *ws,
+                               const LossSpec *spec) noexcept nogil
+
+
+cdef struct LossKind:
+    # one kind of loss: everything the entry points below ask of it
+    const char *name           # as the kernels take it (svmmap.core.measures' ``oracle``)
+    int cutoff                 # CUTOFF_*
+    bint graded                # reads the graded gains (else only gain > 0 counts)
+    core.QueryOracle oracle    # its exact most violated ranking on one query
+    RankingLoss ranking_loss   # Delta of a given ranking
+
+
+cdef inline Py_ssize_t _top(const LossSpec *spec, Py_ssize_t size, Py_ssize_t n_rel) noexcept nogil:
+    """The number of top ranks the loss looks at on a query: |P| for CUTOFF_RELEVANT, else
+    min(k, m)."""
+    if spec.kind.cutoff == CUTOFF_RELEVANT:
+        return n_rel
+    return spec.k if spec.k < size else size
 
 
 # ---------------------------------------------------------------------------------------------
 # p@k, rprec, mrr: enumerate the loss value, clip the free interleaving
 # ---------------------------------------------------------------------------------------------
 
-cdef inline double _clipped_psi(Py_ssize_t c, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t n_non,
-                                const double *S, const double *A, const double *T,
-                                const double *count_le, double scale) noexcept nogil:
-    """sum_j G_j(b_j)/PN with b_j = min(b*_j, lo) for j < c and max(b*_j, hi) for j >= c
-    (0-based j): A = prefix sums of G_j(b*_j)/PN, T of t_j, S of s_i, count_le[x] =
-    #{j : b*_j <= x}."""
-    cdef Py_ssize_t u = <Py_ssize_t> count_le[lo]
-    cdef Py_ssize_t v = 0 if hi == 0 else <Py_ssize_t> count_le[hi - 1]
-    if u > c:
-        u = c
-    if v < c:
-        v = c
-    return A[u] + scale * ((c - u) * S[lo] - lo * (T[c] - T[u])) \
-        + scale * ((v - c) * S[hi] - hi * (T[v] - T[c])) + A[n_non] - A[v]
+cdef struct Counting:
+    # one query's prefix sums for the counting oracles (module docstring)
+    const core.ScoredDoc *rel  # the relevant documents by score
+    const core.ScoredDoc *non  # the non-relevant ones by score
+    Py_ssize_t n_rel
+    Py_ssize_t n_non
+    double scale               # 2 / (|P||N|)
+    double *S                  # S[i]: sum of the i best relevant scores
+    double *A                  # A[j]: sum of G_l(b*_l)/PN over the j best non-relevant
+    double *T                  # T[j]: sum of the j best non-relevant scores
+    double *count_le           # count_le[x] = #{j : b*_j <= x}
+    Py_ssize_t *b              # b*_j, then the chosen b_j
 
 
-cdef double _counting_oracle(const double *scores, const unsigned char *relevant,
-                             const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
-                             core.Workspace *ws, double *coef, const void *context) noexcept nogil:
-    """p@k, rprec or mrr on one query (a QueryOracle, ``context`` a LossSpec; module
-    docstring).  O(m log m)."""
-    cdef const LossSpec *spec = <const LossSpec *> context
-    cdef Py_ssize_t n_non = size - n_rel, i, j, x, h, k, c, best_c = 0, best_lo = 0, best_hi = 0
-    cdef Py_ssize_t lo, hi
-    cdef const core.ScoredDoc *rel = ws.docs
-    cdef const core.ScoredDoc *non = ws.docs + n_rel
-    cdef Py_ssize_t *b = ws.counts
-    cdef double scale = 2.0 / (<double> n_rel * <double> n_non)
-    cdef double loss, value, best = -INFINITY, best_loss = 0.0, denom
-    cdef double *S = <double *> core.workspace_reserve(
-        ws, (2 * n_rel + 2 * n_non + 4) * sizeof(double))
-    cdef double *A
-    cdef double *T
-    cdef double *count_le
-    if S == NULL:
-        return NAN
-    A = S + n_rel + 1
-    T = A + n_non + 1
-    count_le = T + n_non + 1
+cdef bint _counting_sums(const double *scores, const unsigned char *relevant, Py_ssize_t size,
+                         Py_ssize_t n_rel, core.Workspace *ws, Counting *c) noexcept nogil:
+    """Fill ``c`` for one query; False when the workspace cannot grow."""
+    cdef Py_ssize_t n_non = size - n_rel, i, j, x
+    c.S = <double *> core.workspace_reserve(ws, (2 * n_rel + 2 * n_non + 4) * sizeof(double))
+    if c.S == NULL:
+        return False
+    c.rel, c.non, c.n_rel, c.n_non, c.b = ws.docs, ws.docs + n_rel, n_rel, n_non, ws.counts
+    c.scale = 2.0 / (<double> n_rel * <double> n_non)
+    c.A = c.S + n_rel + 1
+    c.T = c.A + n_non + 1
+    c.count_le = c.T + n_non + 1
     core.split_sorted(scores, relevant, size, n_rel, ws.docs)
     i = 0
     for j in range(n_non):  # b*_j = #{i : s_i > t_j}, non-decreasing in j
-        while i < n_rel and rel[i].score > non[j].score:
+        while i < n_rel and c.rel[i].score > c.non[j].score:
             i += 1
-        b[j] = i
-    S[0] = 0.0
+        c.b[j] = i
+    c.S[0] = 0.0
     for i in range(n_rel):
-        S[i + 1] = S[i] + rel[i].score
-    A[0] = 0.0
-    T[0] = 0.0
+        c.S[i + 1] = c.S[i] + c.rel[i].score
+    c.A[0] = 0.0
+    c.T[0] = 0.0
     for j in range(n_non):
-        A[j + 1] = A[j] + scale * (S[b[j]] - b[j] * non[j].score)
-        T[j + 1] = T[j] + non[j].score
+        c.A[j + 1] = c.A[j] + c.scale * (c.S[c.b[j]] - c.b[j] * c.non[j].score)
+        c.T[j + 1] = c.T[j] + c.non[j].score
     j = 0
     for x in range(n_rel + 1):
-        while j < n_non and b[j] <= x:
+        while j < n_non and c.b[j] <= x:
             j += 1
-        count_le[x] = j
-    if spec.kind == MRR:  # c non-relevant documents above the first relevant one
-        for c in range(n_non + 1):
-            loss = 1.0 - 1.0 / (c + 1.0)
-            value = loss + _clipped_psi(c, 0, 1, n_non, S, A, T, count_le, scale)
-            if value > best:
-                best = value
-                best_loss = loss
-                best_c = c
-                best_lo = 0
-                best_hi = 1
-    else:  # h relevant documents in the top k
-        k = n_rel if spec.kind == RPREC else (spec.k if spec.k < size else size)
-        denom = <double> (k if k < n_rel else n_rel)
-        for h in range(k - n_non if k > n_non else 0, (k if k < n_rel else n_rel) + 1):
-            loss = (denom - h) / denom
-            value = loss + _clipped_psi(k - h, h, h, n_non, S, A, T, count_le, scale)
-            if value > best:
-                best = value
-                best_loss = loss
-                best_c = k - h
-                best_lo = h
-                best_hi = h
-    for j in range(n_non):
-        if j < best_c:
-            lo = best_lo
-            b[j] = b[j] if b[j] < lo else lo
+        c.count_le[x] = j
+    return True
+
+
+cdef inline double _clipped_psi(const Counting *c, Py_ssize_t split, Py_ssize_t lo,
+                                Py_ssize_t hi) noexcept nogil:
+    """sum_j G_j(b_j)/PN with b_j = min(b*_j, lo) for j < split and max(b*_j, hi) for
+    j >= split (0-based j)."""
+    cdef Py_ssize_t u = <Py_ssize_t> c.count_le[lo]
+    cdef Py_ssize_t v = 0 if hi == 0 else <Py_ssize_t> c.count_le[hi - 1]
+    if u > split:
+        u = split
+    if v < split:
+        v = split
+    return c.A[u] + c.scale * ((split - u) * c.S[lo] - lo * (c.T[split] - c.T[u])) \
+        + c.scale * ((v - split) * c.S[hi] - hi * (c.T[v] - c.T[split])) \
+        + c.A[c.n_non] - c.A[v]
+
+
+cdef double _clipped_ranking(Counting *c, Py_ssize_t split, Py_ssize_t lo, Py_ssize_t hi,
+                             double loss, double *coef) noexcept nogil:
+    """Write the psi coefficients of the case's ranking (b*_j clipped as in _clipped_psi);
+    return its ``loss``."""
+    cdef Py_ssize_t j
+    for j in range(c.n_non):
+        if j < split:
+            c.b[j] = c.b[j] if c.b[j] < lo else lo
         else:
-            hi = best_hi
-            b[j] = b[j] if b[j] > hi else hi
-    core.coefficients_from_interleaving(rel, n_rel, non, n_non, b, coef)
-    return best_loss
+            c.b[j] = c.b[j] if c.b[j] > hi else hi
+    core.coefficients_from_interleaving(c.rel, c.n_rel, c.non, c.n_non, c.b, coef)
+    return loss
+
+
+cdef double _precision_oracle(const double *scores, const unsigned char *relevant,
+                              const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
+                              core.Workspace *ws, double *coef, const void *context) noexcept nogil:
+    """p@k or rprec on one query (a QueryOracle, ``context`` a LossSpec): h relevant
+    documents in the top k.  O(m log m)."""
+    cdef Counting c
+    cdef Py_ssize_t k = _top(<const LossSpec *> context, size, n_rel), h, best_h = 0
+    cdef double denom = <double> (k if k < n_rel else n_rel), loss, value, best = -INFINITY
+    if not _counting_sums(scores, relevant, size, n_rel, ws, &c):
+        return NAN
+    for h in range(k - c.n_non if k > c.n_non else 0, (k if k < n_rel else n_rel) + 1):
+        value = (denom - h) / denom + _clipped_psi(&c, k - h, h, h)
+        if value > best:
+            best = value
+            best_h = h
+    return _clipped_ranking(&c, k - best_h, best_h, best_h, (denom - best_h) / denom, coef)
+
+
+cdef double _mrr_oracle(const double *scores, const unsigned char *relevant,
+                        const double *gains, Py_ssize_t size, Py_ssize_t n_rel,
+                        core.Workspace *ws, double *coef, const void *context) noexcept nogil:
+    """mrr on one query (a QueryOracle): c non-relevant documents above the first relevant
+    one.  O(m log m)."""
+    cdef Counting c
+    cdef Py_ssize_t split, best_split = 0
+    cdef double value, best = -INFINITY
+    if not _counting_sums(scores, relevant, size, n_rel, ws, &c):
+        return NAN
+    for split in range(c.n_non + 1):
+        value = 1.0 - 1.0 / (split + 1.0) + _clipped_psi(&c, split, 0, 1)
+        if value > best:
+            best = value
+            best_split = split
+    return _clipped_ranking(&c, best_split, 0, 1, 1.0 - 1.0 / (best_split + 1.0), coef)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,7 +276,7 @@ cdef double _ndcg_oracle(const double *scores, const unsigned char *relevant,
     cdef const LossSpec *spec = <const LossSpec *> context
     cdef const double *disc = spec.discount
     cdef Py_ssize_t n_non = size - n_rel
-    cdef Py_ssize_t K = spec.k if spec.k < size else size
+    cdef Py_ssize_t K = _top(spec, size, n_rel)
     cdef const core.ScoredDoc *rel = ws.docs
     cdef const core.ScoredDoc *non = ws.docs + n_rel
     cdef double pn = <double> n_rel * <double> n_non
@@ -403,24 +453,91 @@ cdef double _ndcg_oracle(const double *scores, const unsigned char *relevant,
 
 
 # ---------------------------------------------------------------------------------------------
+# Delta of a given ranking
+# ---------------------------------------------------------------------------------------------
+
+cdef double _precision_of_ranking(const unsigned char *relevant, const double *gains,
+                                  Py_ssize_t size, Py_ssize_t n_rel, core.Workspace *ws,
+                                  const LossSpec *spec) noexcept nogil:
+    """p@k or rprec of the ranking in ``ws.docs`` (a RankingLoss)."""
+    cdef Py_ssize_t rank, cut = _top(spec, size, n_rel), hits = 0
+    for rank in range(cut):
+        if relevant[ws.docs[rank].index]:
+            hits += 1
+    cut = cut if cut < n_rel else n_rel
+    return (cut - hits) / (<double> cut)
+
+
+cdef double _mrr_of_ranking(const unsigned char *relevant, const double *gains,
+                            Py_ssize_t size, Py_ssize_t n_rel, core.Workspace *ws,
+                            const LossSpec *spec) noexcept nogil:
+    """mrr of the ranking in ``ws.docs`` (a RankingLoss)."""
+    cdef Py_ssize_t rank = 0
+    while not relevant[ws.docs[rank].index]:
+        rank += 1
+    return 1.0 - 1.0 / (rank + 1.0)
+
+
+cdef double _ndcg_of_ranking(const unsigned char *relevant, const double *gains,
+                             Py_ssize_t size, Py_ssize_t n_rel, core.Workspace *ws,
+                             const LossSpec *spec) noexcept nogil:
+    """ndcg@k of the ranking in ``ws.docs`` (a RankingLoss; sorts ``ws.docs`` by gain for
+    the ideal DCG)."""
+    cdef Py_ssize_t rank, cut = _top(spec, size, n_rel)
+    cdef double dcg = 0.0, idcg = 0.0
+    for rank in range(cut):
+        dcg += gains[ws.docs[rank].index] * spec.discount[rank + 1]
+    for rank in range(size):
+        ws.docs[rank].score = gains[rank]
+        ws.docs[rank].index = rank
+    core.sort_by_score_descending(ws.docs, size)
+    for rank in range(cut):
+        idcg += ws.docs[rank].score * spec.discount[rank + 1]
+    return 1.0 - dcg / idcg
+
+
+# ---------------------------------------------------------------------------------------------
+# The table of loss kinds: adding a loss is one record here (its oracle and its Delta of a
+# ranking above); the Python entry points, the plugin and the tests read it
+# ---------------------------------------------------------------------------------------------
+
+cdef LossKind[4] _TABLE  # its size: the number of records below (Cython checks it)
+_TABLE[:] = [
+    LossKind(b"p@k", CUTOFF_REQUIRED, False, _precision_oracle, _precision_of_ranking),
+    LossKind(b"rprec", CUTOFF_RELEVANT, False, _precision_oracle, _precision_of_ranking),
+    LossKind(b"mrr", CUTOFF_NONE, False, _mrr_oracle, _mrr_of_ranking),
+    LossKind(b"ndcg", CUTOFF_OPTIONAL, True, _ndcg_oracle, _ndcg_of_ranking),
+]
+
+#: one record of a loss kind, as Python sees it: its index in the kernels' table, its cutoff
+#: rule ("required": p@k; "optional": ndcg, None for the whole query; "relevant": k = |P|;
+#: "none") and whether it reads the graded gains (else only gain > 0, relevance, counts)
+Kind = namedtuple("Kind", ("code", "cutoff", "graded"))
+
+#: the kinds of loss this module knows, by the name the kernels take, in table order
+KINDS = {_TABLE[i].name.decode(): Kind(i, _CUTOFF_NAMES[_TABLE[i].cutoff], bool(_TABLE[i].graded))
+         for i in range(sizeof(_TABLE) // sizeof(LossKind))}
+
+
+# ---------------------------------------------------------------------------------------------
 # Python entry points
 # ---------------------------------------------------------------------------------------------
 
 cdef object _spec(str kind, k, Py_ssize_t largest, LossSpec *spec):
-    """Fill ``spec``; return the discount array it points into (keep it alive)."""
+    """Fill ``spec`` from the table record of ``kind``; return the discount array it points
+    into (keep it alive)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {sorted(KINDS)}, got {kind!r}")
-    spec.kind = KINDS[kind]
-    if kind in ("p@k", "ndcg"):
+    spec.kind = &_TABLE[<int> KINDS[kind].code]
+    spec.k = 0
+    if spec.kind.cutoff == CUTOFF_REQUIRED or spec.kind.cutoff == CUTOFF_OPTIONAL:
         if k is None:
-            if kind == "p@k":
-                raise ValueError("p@k needs a cutoff k")
+            if spec.kind.cutoff == CUTOFF_REQUIRED:
+                raise ValueError(f"{kind} needs a cutoff k")
             k = max(largest, 1)
         if int(k) != k or k < 1:
             raise ValueError(f"the cutoff k must be a positive integer, got {k!r}")
         spec.k = min(int(k), max(largest, 1))
-    else:
-        spec.k = 0
     discount = np.zeros(largest + 2)
     discount[1:] = 1.0 / np.log2(np.arange(2, largest + 3))
     cdef const double[::1] view = discount
@@ -439,7 +556,8 @@ def _checked_losses(loss, kind):
 
 def most_violated(scores, gains, ptr, str kind, k=None, int n_threads=1):
     """The ranking y_hat = argmax_y Delta(y*, y) + w.psi(y) of every query for the loss
-    ``kind`` ("p@k" with cutoff k, "rprec", "mrr", "ndcg" with cutoff k or None for k = m).
+    ``kind`` (a name of ``KINDS``: "p@k" with cutoff k, "rprec", "mrr", "ndcg" with cutoff k
+    or None for k = m).
 
     Parameters
     ----------
@@ -456,10 +574,8 @@ def most_violated(scores, gains, ptr, str kind, k=None, int n_threads=1):
     s_arr, r_arr, p_arr = checked_query_arrays(scores, np.asarray(gains) > 0, ptr)
     g_arr = checked_gains(gains, r_arr)
     discount = _spec(kind, k, largest_query(p_arr), &spec)
-    if kind == "ndcg":
-        coef, loss = core.oracle_pass(s_arr, r_arr, p_arr, _ndcg_oracle, &spec, n_threads, g_arr)
-    else:
-        coef, loss = core.oracle_pass(s_arr, r_arr, p_arr, _counting_oracle, &spec, n_threads)
+    coef, loss = core.oracle_pass(s_arr, r_arr, p_arr, spec.kind.oracle, &spec, n_threads,
+                                  g_arr if spec.kind.graded else None)
     del discount
     return coef, _checked_losses(loss, kind)
 
@@ -472,26 +588,21 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
     C-contiguous float64 or float32 ndarray, the CSRArrays of a sparse matrix or BinnedArrays
     (binned features, scored by lookup: ``_query_core.constraints_pass``), documents in
     grouped order.  Returns (loss (n,), coef (m,), margin (n,))."""
-    relevant = np.asarray(gains) > 0
-    if kind == "ndcg":
-        inputs = checked_constraint_inputs(X, w, relevant, ptr, gains)
-    else:
-        inputs = checked_constraint_inputs(X, w, relevant, ptr)
+    graded = kind in KINDS and KINDS[kind].graded
+    inputs = checked_constraint_inputs(X, w, np.asarray(gains) > 0, ptr,
+                                       gains if graded else None)
     return loss_pass(inputs, kind, k, n_threads)
 
 
 def loss_pass(inputs, str kind, k=None, int n_threads=1):
     """``loss_constraints`` of inputs checked once: a ConstraintInputs that
-    ``checked_constraint_inputs`` made (with the gains for "ndcg"; its ``w`` replaced by a
-    C-contiguous float64 vector of its ``n_features``).  The plugins' per-iteration entry
+    ``checked_constraint_inputs`` made (with the gains for a graded kind; its ``w`` replaced
+    by a C-contiguous float64 vector of its ``n_features``).  The plugins' per-iteration entry
     (svmmap.core.plugins.measure): the data are checked when the plugin is made, not on every
     pass; nothing here checks them."""
     cdef LossSpec spec
     discount = _spec(kind, k, largest_query(inputs.ptr), &spec)
-    if kind == "ndcg":
-        loss, coef, margin = core.constraints_pass(inputs, _ndcg_oracle, &spec, n_threads)
-    else:
-        loss, coef, margin = core.constraints_pass(inputs, _counting_oracle, &spec, n_threads)
+    loss, coef, margin = core.constraints_pass(inputs, spec.kind.oracle, &spec, n_threads)
     del discount
     return _checked_losses(loss, kind), coef, margin
 
@@ -502,42 +613,14 @@ cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t
     of query q's ranking y by score (module docstring)."""
     cdef const core.QueryArrays *a = <const core.QueryArrays *> task
     cdef const LossSpec *spec = <const LossSpec *> a.params
-    cdef const unsigned char *r = a.relevant + lo
-    cdef const double *gain = a.gains + lo
-    cdef Py_ssize_t rank, cut, hits
-    cdef double dcg, idcg
+    cdef Py_ssize_t rank
     if n_rel == 0 or n_rel == size:
         return
     for rank in range(size):
         ws.docs[rank].score = a.scores[lo + rank]
         ws.docs[rank].index = rank
     core.sort_by_score_descending(ws.docs, size)
-    if spec.kind == MRR:
-        rank = 0
-        while not r[ws.docs[rank].index]:
-            rank += 1
-        a.value[q] = 1.0 - 1.0 / (rank + 1.0)
-    elif spec.kind == NDCG:
-        cut = spec.k if spec.k < size else size
-        dcg = 0.0
-        for rank in range(cut):
-            dcg += gain[ws.docs[rank].index] * spec.discount[rank + 1]
-        for rank in range(size):
-            ws.docs[rank].score = gain[rank]
-            ws.docs[rank].index = rank
-        core.sort_by_score_descending(ws.docs, size)
-        idcg = 0.0
-        for rank in range(cut):
-            idcg += ws.docs[rank].score * spec.discount[rank + 1]
-        a.value[q] = 1.0 - dcg / idcg
-    else:
-        cut = n_rel if spec.kind == RPREC else (spec.k if spec.k < size else size)
-        hits = 0
-        for rank in range(cut):
-            if r[ws.docs[rank].index]:
-                hits += 1
-        cut = cut if cut < n_rel else n_rel
-        a.value[q] = (cut - hits) / (<double> cut)
+    a.value[q] = spec.kind.ranking_loss(a.relevant + lo, a.gains + lo, size, n_rel, ws, spec)
 
 
 def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
@@ -550,6 +633,6 @@ def ranking_losses(scores, gains, ptr, str kind, k=None, int n_threads=1):
     g_arr = checked_gains(gains, r_arr)
     discount = _spec(kind, k, largest_query(p_arr), &spec)
     _, loss = core.per_query_pass(_ranking_body, s_arr, r_arr, p_arr, g_arr, &spec, False,
-                             n_threads)
+                                  n_threads)
     del discount
     return loss

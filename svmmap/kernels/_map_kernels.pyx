@@ -263,6 +263,23 @@ def map_pass(inputs, harmonic_arr, str method="divide", int n_threads=1):
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef inline void _add_dense_row(const core.value_t *row, Py_ssize_t n_features, double u,
+                                double *out) noexcept nogil:
+    """out += u * row (a dense row of n_features values)."""
+    cdef Py_ssize_t j
+    for j in range(n_features):
+        out[j] += u * row[j]
+
+
+cdef inline void _add_csr_row(const core.value_t *data, const core.index_t *indices,
+                              Py_ssize_t lo, Py_ssize_t hi, double u,
+                              double *out) noexcept nogil:
+    """out += u * the CSR row whose stored values are lo .. hi - 1."""
+    cdef Py_ssize_t j
+    for j in range(lo, hi):
+        out[indices[j]] += u * data[j]
+
+
 def combine_rows(X, coef, ptr, weights):
     """X^T u = sum_k u_k x_k with u_k = weights_q coef_k for the documents k of query q: the
     d-vector the 1-slack constraint and w are made of (svmmap.core.plugins.rows), for X a
@@ -284,7 +301,7 @@ def combine_rows(X, coef, ptr, weights):
         bins, widths = checked_bins(X, values=False)
         whole = np.array([0, len(u_arr)], dtype=np.intp)
         return binned_transpose(bins, widths, u_arr, whole)[0]
-    cdef Py_ssize_t n_queries = len(ptr_arr) - 1, n_features = X.shape[1], q, k, j
+    cdef Py_ssize_t n_queries = len(ptr_arr) - 1, n_features = X.shape[1], q, k
     out_arr = np.zeros(n_features + 1)
     cdef double[::1] out = out_arr
     cdef const double[::1] c = coef_arr if len(coef_arr) else np.zeros(1)
@@ -311,6 +328,8 @@ def combine_rows(X, coef, ptr, weights):
             indices64, indptr64 = X.indices, X.indptr
         else:
             indices32, indptr32 = X.indices, X.indptr
+    elif n_features == 0:
+        return out_arr[:n_features]
     elif single:
         dense32 = np.ascontiguousarray(X)
     else:
@@ -325,24 +344,22 @@ def combine_rows(X, coef, ptr, weights):
                     continue
                 if not is_csr:
                     if single:
-                        for j in range(n_features):
-                            out[j] += u * dense32[k, j]
+                        _add_dense_row(&dense32[k, 0], n_features, u, &out[0])
                     else:
-                        for j in range(n_features):
-                            out[j] += u * dense[k, j]
+                        _add_dense_row(&dense[k, 0], n_features, u, &out[0])
                 elif single:
                     if wide:
-                        for j in range(indptr64[k], indptr64[k + 1]):
-                            out[indices64[j]] += u * data32[j]
+                        _add_csr_row(&data32[0], &indices64[0], indptr64[k], indptr64[k + 1],
+                                     u, &out[0])
                     else:
-                        for j in range(indptr32[k], indptr32[k + 1]):
-                            out[indices32[j]] += u * data32[j]
+                        _add_csr_row(&data32[0], &indices32[0], indptr32[k], indptr32[k + 1],
+                                     u, &out[0])
                 elif wide:
-                    for j in range(indptr64[k], indptr64[k + 1]):
-                        out[indices64[j]] += u * data[j]
+                    _add_csr_row(&data[0], &indices64[0], indptr64[k], indptr64[k + 1], u,
+                                 &out[0])
                 else:
-                    for j in range(indptr32[k], indptr32[k + 1]):
-                        out[indices32[j]] += u * data[j]
+                    _add_csr_row(&data[0], &indices32[0], indptr32[k], indptr32[k + 1], u,
+                                 &out[0])
     return out_arr[:n_features]
 
 

@@ -93,20 +93,20 @@ INT32_MAX = 2**31 - 1
 MIN_CHUNK_BYTES = 1 << 20
 
 
-cdef object _array(vector[int64_t]& v):
-    result = np.empty(v.size(), dtype=np.int64)
-    cdef int64_t[::1] view = result
-    if v.size():
-        memcpy(&view[0], v.data(), v.size() * sizeof(int64_t))
+cdef object _copied(const void *data, size_t n, dtype):
+    """A new numpy array of ``n`` items of ``dtype`` copied from ``data``."""
+    cdef cnp.ndarray result = np.empty(n, dtype=dtype)
+    if n:
+        memcpy(cnp.PyArray_DATA(result), data, n * result.itemsize)
     return result
 
 
-cdef object _doubles(vector[double]& v):
-    result = np.empty(v.size(), dtype=np.float64)
-    cdef double[::1] view = result
-    if v.size():
-        memcpy(&view[0], v.data(), v.size() * sizeof(double))
-    return result
+cdef inline object _array(vector[int64_t]& v):
+    return _copied(v.data(), v.size(), np.int64)
+
+
+cdef inline object _doubles(vector[double]& v):
+    return _copied(v.data(), v.size(), np.float64)
 
 
 def is_ascii(const unsigned char[::1] text):

@@ -12,7 +12,7 @@ import pytest
 from svmmap import SVMMap
 from svmmap.baselines import PRank, RankBoost
 from svmmap.errors import ModelFileError
-from svmmap.export import to_ltr_linear, to_ranklib_linear
+from svmmap.export import EXPORT_FORMATS, export, to_ltr_linear, to_ranklib_linear
 from svmmap.features import BinnedFeatureMap
 
 from conftest import random_collection
@@ -132,3 +132,22 @@ def test_wrong_number_of_names_is_one_line_error(trained, tmp_path):
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1
     assert "2 feature names for a model of 6 features" in proc.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("fmt", sorted(EXPORT_FORMATS))
+def test_every_format_record_writes_what_its_output_kind_recognises(trained, tmp_path, fmt):
+    """Each record of EXPORT_FORMATS, through export() and the command: the file written is
+    of the record's output kind, and the command offers and describes the format."""
+    tmp, X, _, _, model = trained
+    record = EXPORT_FORMATS[fmt]
+    rank_features = {str(j + 1): f"attribute(f{j + 1})" for j in range(X.shape[1])}
+    export(model, tmp_path / "out", fmt, rank_features=rank_features)
+    assert record.output.recognises(tmp_path / "out")
+    others = [f for f in EXPORT_FORMATS.values() if f.name != fmt]
+    assert not any(f.output.recognises(tmp_path / "out") for f in others)
+    helptext = subprocess.run([sys.executable, "-m", "svmmap.export", "--help"],
+                              capture_output=True, text=True, check=True).stdout
+    flat = " ".join(helptext.split())
+    assert f"{fmt}: {record.help}" in flat and record.title in flat
+    with pytest.raises(ValueError, match="format must be one of"):
+        export(model, tmp_path / "other", "no-such-format")

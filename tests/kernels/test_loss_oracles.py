@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from svmmap.core.measures import MEASURES
 from svmmap.kernels._kernel_inputs import csr_for_kernels
-from svmmap.kernels._loss_kernels import loss_constraints, most_violated, ranking_losses
+from svmmap.kernels._loss_kernels import KINDS, loss_constraints, most_violated, ranking_losses
 from svmmap.kernels._map_kernels import ideal_coefficients
 
 from brute_force import (
@@ -18,8 +19,27 @@ from brute_force import (
     loss_of_orders,
 )
 
-LOSSES = [("p@k", 1), ("p@k", 2), ("p@k", 3), ("p@k", 10), ("rprec", None), ("mrr", None),
-          ("ndcg", None), ("ndcg", 1), ("ndcg", 2), ("ndcg", 3)]
+#: the cutoffs tried per cutoff rule of the kernels' table, on small (brute-forced) queries
+#: and on large ones: a new kind is tested under its rule
+CUTOFFS = {"required": (1, 2, 3, 10), "optional": (None, 1, 2, 3), "relevant": (None,),
+           "none": (None,)}
+LARGE_CUTOFFS = {"required": (10,), "optional": (10, None), "relevant": (None,),
+                 "none": (None,)}
+#: every kind of the kernels' table with the cutoffs of its rule
+LOSSES = [(kind, k) for kind, rec in KINDS.items() for k in CUTOFFS[rec.cutoff]]
+LARGE = [(kind, k) for kind, rec in KINDS.items() for k in LARGE_CUTOFFS[rec.cutoff]]
+#: every kind with a cutoff of 3 where it takes one, and the whole ranking where it may
+SOME = [(kind, k) for kind, rec in KINDS.items()
+        for k in {"required": (3,), "optional": (3, None)}.get(rec.cutoff, (None,))]
+
+
+def test_the_kernels_table_serves_every_measure_plugin_record():
+    """Every measure MeasurePlugin trains for names a kind of the kernels' table, graded
+    exactly when the measure is."""
+    trained = [m for m in MEASURES.values() if m.plugin == "MeasurePlugin"]
+    assert sorted(m.oracle for m in trained) == sorted(KINDS)
+    for m in trained:
+        assert KINDS[m.oracle].graded == m.graded, m.name
 
 
 def _random_query(rng, m, tied):
@@ -57,8 +77,7 @@ def test_oracle_equals_brute_force_on_small_queries(kind, k):
             brute_force_max_h_loss(scores, labels, kind, k), abs=1e-12), (scores, labels)
 
 
-@pytest.mark.parametrize("kind,k", [("p@k", 3), ("rprec", None), ("mrr", None), ("ndcg", None),
-                                    ("ndcg", 3)])
+@pytest.mark.parametrize("kind,k", SOME)
 def test_oracle_returns_an_actual_ranking_and_its_loss(kind, k):
     """(c_hat, Delta) are the psi coefficients and the loss of one and the same ranking."""
     rng = np.random.default_rng(5)
@@ -76,7 +95,7 @@ def test_oracle_on_the_largest_brute_forced_queries():
     rng = np.random.default_rng(7)
     for trial in range(4):
         scores, labels = _random_query(rng, 7, tied=trial % 2 == 0)
-        for kind, k in [("p@k", 3), ("mrr", None), ("ndcg", 3), ("ndcg", None)]:
+        for kind, k in SOME:
             coef, loss = most_violated(scores, gains_of_labels(labels), np.array([0, 7]),
                                        kind, k)
             assert loss[0] + coef @ scores == pytest.approx(
@@ -101,8 +120,7 @@ def test_ranking_losses_follow_the_definitions(kind, k):
         assert losses[q] == pytest.approx(loss_of_orders(order, lab, kind, k)[0], abs=1e-12)
 
 
-@pytest.mark.parametrize("kind,k", [("p@k", 10), ("rprec", None), ("mrr", None),
-                                    ("ndcg", 10), ("ndcg", None)])
+@pytest.mark.parametrize("kind,k", LARGE)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_fused_pass_equals_oracle_plus_psi(kind, k, sparse):
     rng = np.random.default_rng(8)
@@ -134,8 +152,7 @@ def test_bad_arguments_are_refused():
         most_violated(np.zeros(3), np.array([1.0, -1.0, 0.0]), np.array([0, 3]), "mrr")
 
 
-@pytest.mark.parametrize("kind,k", [("p@k", 10), ("rprec", None), ("mrr", None),
-                                    ("ndcg", 10), ("ndcg", None)])
+@pytest.mark.parametrize("kind,k", LARGE)
 def test_no_adjacent_swap_improves_the_oracle_ranking_on_large_queries(kind, k):
     """Beyond brute force: on queries of 30-80 documents the oracle's ranking y_hat is at
     least as violated as every ranking one adjacent swap away, the ranking by score and

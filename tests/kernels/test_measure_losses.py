@@ -8,6 +8,7 @@ import pytest
 
 from svmmap import SVMMap
 from svmmap.core.collection import QueryCollection
+from svmmap.core.measures import MEASURES as REGISTRY
 from svmmap.core.measures import parse_loss
 from svmmap.core.plugins import MeasurePlugin
 from svmstruct_api.learner import make_learner
@@ -17,7 +18,6 @@ from brute_force import brute_force_max_h_loss
 from conftest import assert_certified_optimum, random_collection
 
 MEASURES = ["ndcg@3", "ndcg", "mrr", "p@2", "rprec"]
-KINDS = {"ndcg": "ndcg", "p": "p@k", "mrr": "mrr", "rprec": "rprec"}
 
 
 def _graded_collection(seed, n_queries=8, docs=(3, 6)):
@@ -39,7 +39,7 @@ def _brute_force_violations(collection, loss, w):
         labels = collection.labels[lo:hi]
         relevant = labels > 0
         ideal = scores[relevant].mean() - scores[~relevant].mean()
-        out.append(brute_force_max_h_loss(scores, labels, KINDS[base], k) - ideal)
+        out.append(brute_force_max_h_loss(scores, labels, REGISTRY[base].oracle, k) - ideal)
     return np.array(out)
 
 

@@ -2,7 +2,10 @@
 cutting-plane learners -- the accuracy baseline of Yue et al. (2007), and with a cost ratio
 its ACC2 variant (SVM-light's ``-j``)."""
 
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,6 +15,10 @@ from ...errors import InputFormatError
 from ...kernels._csr import row_block
 from ...kernels._csr import training_scores as row_scores
 from .rows import QueryRows
+
+if TYPE_CHECKING:
+    from ...core.collection import QueryCollection
+    from .._typing import FloatArray
 
 
 class AccuracyPlugin(StructuredModel):
@@ -53,11 +60,12 @@ class AccuracyPlugin(StructuredModel):
         give (1); a weight of 2 is the document appearing twice).
     """
 
-    def __init__(self, collection, cost_ratio=1.0, document_weights=None):
+    def __init__(self, collection: QueryCollection, cost_ratio: float | str = 1.0,
+                 document_weights: FloatArray | None = None):
         self.collection = collection
         self.n_examples = collection.n_queries
         self.n_features = collection.n_features + 1
-        self._sign = np.where(collection.labels > 0, 1.0, -1.0)
+        self._sign = np.where(np.asarray(collection.labels) > 0, 1.0, -1.0)
         n_rel = int(np.sum(self._sign > 0))
         n_docs = len(self._sign)
         if n_rel in (0, n_docs):
@@ -71,19 +79,22 @@ class AccuracyPlugin(StructuredModel):
             self._scale = self.n_examples / float(np.sum(document_weights))
 
     @property
-    def regularized(self):
+    def regularized(self) -> np.ndarray:
+        """Which weights the regulariser sees: all but the bias (the last)."""
         mask = np.ones(self.n_features, dtype=bool)
         mask[-1] = False
         return mask
 
     @staticmethod
-    def scoring_function(w):
+    def scoring_function(w: FloatArray) -> tuple[FloatArray, float]:
         """(coef, intercept) of the learned classifier f(x) = coef.phi(x) + intercept."""
         return w[:-1], float(w[-1])
 
     # -- batch hook used by the learners ---------------------------------------------------
 
-    def most_violated_constraints(self, w):
+    def most_violated_constraints(self, w: FloatArray) -> ConstraintBatch:
+        """Every query's most violated labelling at w: the documents inside the margin
+        flipped (their cost-weighted hinge terms, dpsi a QueryRows with the bias column)."""
         coef, intercept = self.scoring_function(w)
         margins = self._sign * (row_scores(self.collection.X, coef) + intercept)
         flipped = margins < 1.0
@@ -94,7 +105,8 @@ class AccuracyPlugin(StructuredModel):
         rows = QueryRows(self.collection.kernel_X, weight * self._sign, self.collection.ptr,
                          query_of_doc, margins=at_w, at=np.array(w, dtype=np.float64),
                          bias=True)
-        return ConstraintBatch(loss=loss, dpsi=rows)
+        # ConstraintBatch's dpsi is typed as an array; a QueryRows stands for one (rows.py)
+        return ConstraintBatch(loss=loss, dpsi=rows)  # type: ignore[arg-type]
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 
@@ -107,28 +119,33 @@ class AccuracyPlugin(StructuredModel):
         coef, intercept = self.scoring_function(w)
         return np.asarray(X @ coef).ravel() + intercept
 
-    def true_output(self, i):
+    def true_output(self, i: int) -> np.ndarray:
+        """Query i's labels as +1 / -1."""
         return self._query(i)[1].astype(np.int64)
 
-    def psi(self, i, y):
+    def psi(self, i: int, y: np.ndarray) -> FloatArray:
+        """psi(x_i, y) of query i's labelling y (+1 / -1), bias last."""
         X, _, cost = self._query(i)
         coef = self._scale * cost * np.asarray(y, dtype=float) / 2
         return np.append(X.T @ coef, coef.sum())
 
-    def loss(self, i, y):
+    def loss(self, i: int, y: np.ndarray) -> float:
+        """The cost-weighted error of labelling y on query i."""
         _, sign, cost = self._query(i)
         return float(self._scale * np.sum(cost[np.asarray(y) != sign]))
 
-    def find_most_violated_constraint(self, i, w):
+    def find_most_violated_constraint(self, i: int, w: FloatArray) -> np.ndarray:
+        """Query i's most violated labelling at w (inside the margin: flipped)."""
         sign = self._query(i)[1]
         flipped = sign * self._decision(i, w) < 1.0
         return np.where(flipped, -sign, sign).astype(np.int64)
 
-    def classify_example(self, i, w):
+    def classify_example(self, i: int, w: FloatArray) -> np.ndarray:
+        """Query i's labels by the sign of the decision function."""
         return np.where(self._decision(i, w) > 0, 1, -1)
 
 
-def resolve_cost_ratio(cost_ratio, n_relevant, n_nonrelevant):
+def resolve_cost_ratio(cost_ratio: float | str, n_relevant: int, n_nonrelevant: int) -> float:
     """J as a float: ``cost_ratio`` itself, or #non-relevant / #relevant for "balanced"."""
     if isinstance(cost_ratio, str):
         if cost_ratio != "balanced":

@@ -7,8 +7,11 @@ dpsi_q = psi(x_q, y*_q) - psi(x_q, y_hat_q) = X_q^T (c*_q - c_hat_q) of every qu
 An output y of one query is a ranking: an array of the query's document positions, top first.
 """
 
+from __future__ import annotations
+
 from abc import abstractmethod
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +22,13 @@ from ...kernels._kernel_inputs import checked_constraint_inputs
 from ...kernels._map_kernels import ranking_coefficients
 from ..options import thread_count
 from .rows import DocumentBasis, QueryRows
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ...core.collection import QueryCollection
+    from ...kernels._kernel_inputs import ConstraintInputs
+    from .._typing import FloatArray
 
 
 class RankingPlugin(StructuredModel):
@@ -44,52 +54,57 @@ class RankingPlugin(StructuredModel):
     checks it again.
     """
 
-    def __init__(self, collection, n_threads=1, queries=None):
+    def __init__(self, collection: QueryCollection, n_threads: int | None = 1,
+                 queries: Sequence[int] | np.ndarray | None = None):
         self.collection = collection
         self.n_threads = thread_count(n_threads)
         self.queries = None if queries is None else np.asarray(queries, dtype=np.intp)
-        self.n_examples = collection.n_queries if queries is None else len(self.queries)
+        self.n_examples = collection.n_queries if self.queries is None else len(self.queries)
         self.n_features = collection.n_features
         self._targets = self.kernel_targets(collection)
 
-    def kernel_targets(self, collection):
+    def kernel_targets(self, collection: QueryCollection) -> np.ndarray:
         """The per-document array the kernels read: the relevance flags (label > 0)."""
         return collection.relevant
 
     @abstractmethod
-    def most_violated_coefficients(self, scores, targets, ptr):
+    def most_violated_coefficients(self, scores: FloatArray, targets: np.ndarray,
+                                   ptr: np.ndarray) -> tuple[FloatArray, FloatArray]:
         """(c_hat (m,), Delta (n,)) of every query's most violated ranking."""
 
     @abstractmethod
-    def ranking_loss(self, scores, targets, ptr):
+    def ranking_loss(self, scores: FloatArray, targets: np.ndarray,
+                     ptr: np.ndarray) -> FloatArray:
         """Delta(y*, y) (n,) of the rankings by ``scores`` (ties broken by position)."""
 
     @abstractmethod
-    def constraint_pass(self, inputs):
+    def constraint_pass(self, inputs: ConstraintInputs,
+                        ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(Delta (N,), c* - c_hat (m,), w.dpsi (N,)) of every query's most violated ranking
         at ``inputs.w``, in one pass (``inputs``: ``constraint_inputs`` with w in place)."""
 
     @cached_property
-    def constraint_inputs(self):
+    def constraint_inputs(self) -> ConstraintInputs:
         """The kernels' ConstraintInputs of the collection (svmmap.kernels._kernel_inputs: X as the
         kernels read it, the targets' relevance flags, ptr; w a placeholder), checked once."""
         collection = self.collection
         return checked_constraint_inputs(collection.kernel_X, np.zeros(self.n_features),
                                          self._targets > 0, collection.ptr)
 
+    # StructuredModel's default row_basis is a plain None attribute
     @cached_property
-    def row_basis(self):
+    def row_basis(self) -> DocumentBasis:  # type: ignore[override]
         """The documents' rows as the basis of the constraints (svmmap.core.plugins.rows)."""
         return DocumentBasis(self.collection.kernel_X, self.collection.ptr)
 
     @staticmethod
-    def scoring_function(w):
+    def scoring_function(w: FloatArray) -> tuple[FloatArray, float]:
         """(coef, intercept) of the learned ranking function: w itself, no intercept."""
         return w, 0.0
 
     # -- batch hook used by the learners ---------------------------------------------------
 
-    def most_violated_constraints(self, w):
+    def most_violated_constraints(self, w: FloatArray) -> ConstraintBatch:
         """The most violated constraint of every training query: one fused pass of the
         extension, dpsi kept as the documents' coefficients (a QueryRows)."""
         collection = self.collection
@@ -101,7 +116,8 @@ class RankingPlugin(StructuredModel):
             loss, margins = loss[self.queries], margins[self.queries]
         rows = QueryRows(collection.kernel_X, coef, collection.ptr, collection.query_of_doc,
                          self.queries, margins=margins, at=w.copy())
-        return ConstraintBatch(loss=loss, dpsi=rows)
+        # ConstraintBatch's dpsi is typed as an array; a QueryRows stands for one (rows.py)
+        return ConstraintBatch(loss=loss, dpsi=rows)  # type: ignore[arg-type]
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 
@@ -111,26 +127,30 @@ class RankingPlugin(StructuredModel):
         lo, hi = self.collection.ptr[q], self.collection.ptr[q + 1]
         return row_block(self.collection.X, lo, hi), self._targets[lo:hi], np.array([0, hi - lo])
 
-    def true_output(self, i):
+    def true_output(self, i: int) -> np.ndarray:
         """The correct ranking y*: documents by target (relevance, or gain) descending."""
         _, targets, _ = self._query(i)
         return np.argsort(-np.asarray(targets, dtype=np.float64), kind="stable")
 
-    def psi(self, i, y):
+    def psi(self, i: int, y: np.ndarray) -> FloatArray:
+        """psi(x_i, y) = X_i^T c(y) of query i's ranking y."""
         X, targets, ptr = self._query(i)
         coef, _ = ranking_coefficients(_scores_of_ranking(y), targets > 0, ptr)
         return X.T @ coef
 
-    def loss(self, i, y):
+    def loss(self, i: int, y: np.ndarray) -> float:
+        """Delta(y*_i, y) of query i's ranking y."""
         _, targets, ptr = self._query(i)
         return float(self.ranking_loss(_scores_of_ranking(y), targets, ptr)[0])
 
-    def classify_example(self, i, w):
+    def classify_example(self, i: int, w: FloatArray) -> np.ndarray:
+        """Query i's ranking by score w.phi (ties: position)."""
         X, _, _ = self._query(i)
         scores = X @ w
         return np.lexsort((np.arange(len(scores)), -scores))
 
-    def find_most_violated_constraint(self, i, w):
+    def find_most_violated_constraint(self, i: int, w: FloatArray) -> np.ndarray:
+        """Query i's most violated ranking at w (one query's oracle)."""
         X, targets, ptr = self._query(i)
         scores = X @ w
         coef, _ = self.most_violated_coefficients(scores, targets, ptr)
@@ -144,7 +164,8 @@ def _scores_of_ranking(y):
     return scores
 
 
-def ranking_from_coefficients(coef, scores, targets):
+def ranking_from_coefficients(coef: FloatArray, scores: FloatArray,
+                              targets: np.ndarray) -> np.ndarray:
     """A ranking (document positions, top first) whose psi coefficients are ``coef``, and of
     those one with the largest loss.
 

@@ -19,6 +19,10 @@ of D is computed through X without forming it --
 what makes the rows exact: they are the same numbers a dense D is computed from.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Union
+
 import numpy as np
 
 from ...kernels._binned_rows import binned_transpose
@@ -26,6 +30,12 @@ from ...kernels._csr import take_rows
 from ...kernels._csr import training_scores as row_scores
 from ...kernels._kernel_inputs import BinnedArrays, CSRArrays, checked_bins
 from ...kernels._map_kernels import combine_rows
+
+if TYPE_CHECKING:
+    from .._typing import FloatArray
+
+    #: X as the kernels read it: dense rows, CSR arrays or binned features
+    KernelX = Union[np.ndarray, CSRArrays, BinnedArrays]
 
 
 class QueryRows:
@@ -50,8 +60,9 @@ class QueryRows:
 
     __array_ufunc__ = None  # ndarray @ QueryRows calls QueryRows.__rmatmul__
 
-    def __init__(self, X, coef, ptr, query_of_doc, queries=None, margins=None, at=None,
-                 bias=False):
+    def __init__(self, X: KernelX, coef: FloatArray, ptr: np.ndarray, query_of_doc: np.ndarray,
+                 queries: np.ndarray | None = None, margins: np.ndarray | None = None,
+                 at: FloatArray | None = None, bias: bool = False):
         self.X, self.coef, self.ptr, self.query_of_doc = X, coef, ptr, query_of_doc
         self.queries = queries
         self.bias = bias
@@ -101,19 +112,21 @@ class QueryRows:
         sums = np.bincount(self.query_of_doc, weights=self.coef, minlength=len(self.ptr) - 1)
         return np.append(total, per_query @ sums)
 
-    def basis_coefficients(self, v):
+    def basis_coefficients(self, v: FloatArray) -> FloatArray:
         """u with v^T D = X^T u (DocumentBasis): u_k = v_q(k) c_k, 0 outside D's rows."""
         v = np.asarray(v, dtype=np.float64)
         if v.shape != (self.shape[0],) or self.bias:
             raise ValueError("basis coefficients need one weight per row and no bias column")
         return self._per_query(v)[self.query_of_doc] * self.coef
 
-    def sum(self, axis=None):
+    def sum(self, axis: int | None = None) -> FloatArray:
+        """The sum of the rows (axis=0 only), as a d-vector."""
         if axis != 0:
             raise ValueError("QueryRows sums over its rows only (axis=0)")
         return np.ones(self.shape[0]) @ self
 
-    def mean(self, axis=None):
+    def mean(self, axis: int | None = None) -> FloatArray:
+        """The mean of the rows (axis=0 only), as a d-vector."""
         if axis != 0:
             raise ValueError("QueryRows averages over its rows only (axis=0)")
         return np.full(self.shape[0], 1.0 / self.shape[0]) @ self
@@ -164,16 +177,16 @@ class DocumentBasis:
     ``backward(u)`` is X^T u, both one pass over X's stored values, summed in the
     extension as the rest of training sums them."""
 
-    def __init__(self, X, ptr):
+    def __init__(self, X: KernelX, ptr: np.ndarray):
         self.X = X
         self.ptr = ptr
         self.n_coefficients = X.shape[0]
         self._ones = np.ones(len(ptr) - 1)
 
-    def forward(self, w):
+    def forward(self, w: FloatArray) -> FloatArray:
         """X w (m,)."""
         return row_scores(self.X, w)
 
-    def backward(self, u):
+    def backward(self, u: FloatArray) -> FloatArray:
         """X^T u (d,)."""
         return combine_rows(self.X, u, self.ptr, self._ones)
