@@ -78,7 +78,7 @@ import json
 import os
 import sys
 import warnings
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
@@ -110,7 +110,8 @@ SOLR_NORMS = {"standard": "org.apache.solr.ltr.norm.StandardNormalizer",
 def _loaded(model: SVMMap | BaselineRanker | PathLike) -> SVMMap | BaselineRanker:
     """A fitted model as it is, a model file's path loaded."""
     if isinstance(model, (str, os.PathLike)):
-        return load_model(model)
+        # every kind a model file holds (model_file.KINDS) is SVMMap or a baseline
+        return cast("SVMMap | BaselineRanker", load_model(model))
     return model
 
 

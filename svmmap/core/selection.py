@@ -66,11 +66,21 @@ class Method(Protocol):
     """What :func:`select` reads of a method (svmmap.experiments.registry.Method, not imported
     here: the registry imports the estimators, which import this module)."""
 
-    label: str
-    param: str
-    measure: str
-    #: value -> the method's estimator at that hyper-parameter value, not fitted
-    factory: Any
+    @property
+    def label(self) -> str:
+        """The method's name in the tables."""
+
+    @property
+    def param(self) -> str:
+        """The name of the hyper-parameter the grid runs over."""
+
+    @property
+    def measure(self) -> str:
+        """The validation measure the method is chosen by."""
+
+    @property
+    def factory(self) -> Any:
+        """value -> the method's estimator at that hyper-parameter value, not fitted."""
 
     def grid_for(self, n_features: int) -> list[Any]:
         """The hyper-parameter values to try on data of ``n_features`` features."""

@@ -105,8 +105,7 @@ class AccuracyPlugin(StructuredModel):
         rows = QueryRows(self.collection.kernel_X, weight * self._sign, self.collection.ptr,
                          query_of_doc, margins=at_w, at=np.array(w, dtype=np.float64),
                          bias=True)
-        # ConstraintBatch's dpsi is typed as an array; a QueryRows stands for one (rows.py)
-        return ConstraintBatch(loss=loss, dpsi=rows)  # type: ignore[arg-type]
+        return ConstraintBatch(loss=loss, dpsi=rows)
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 

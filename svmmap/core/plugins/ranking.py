@@ -91,9 +91,8 @@ class RankingPlugin(StructuredModel):
         return checked_constraint_inputs(collection.kernel_X, np.zeros(self.n_features),
                                          self._targets > 0, collection.ptr)
 
-    # StructuredModel's default row_basis is a plain None attribute
     @cached_property
-    def row_basis(self) -> DocumentBasis:  # type: ignore[override]
+    def row_basis(self) -> DocumentBasis:
         """The documents' rows as the basis of the constraints (svmmap.core.plugins.rows)."""
         return DocumentBasis(self.collection.kernel_X, self.collection.ptr)
 
@@ -116,8 +115,7 @@ class RankingPlugin(StructuredModel):
             loss, margins = loss[self.queries], margins[self.queries]
         rows = QueryRows(collection.kernel_X, coef, collection.ptr, collection.query_of_doc,
                          self.queries, margins=margins, at=w.copy())
-        # ConstraintBatch's dpsi is typed as an array; a QueryRows stands for one (rows.py)
-        return ConstraintBatch(loss=loss, dpsi=rows)  # type: ignore[arg-type]
+        return ConstraintBatch(loss=loss, dpsi=rows)
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------
 
