@@ -21,9 +21,12 @@ commands': svmmap.kernels._csr, so that a command run imports no scipy); groupin
 either without converting it.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,8 +35,13 @@ from ..kernels._csr import is_scipy_sparse, is_sparse, take_rows
 from ..kernels._kernel_inputs import CSRArrays, csr_for_kernels
 from .options import MAX_ABS_VALUE
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def check_features(X):
+    from ._typing import FloatArray, Vector
+
+
+def check_features(X: Any) -> Any:
     """Return X as float64 CSR with sorted indices (if sparse: scipy's, or CSRArrays) or a
     C-contiguous float64 2-d ndarray -- float32 when X's values are float32 (kept, not copied:
     the kernels read them in place and compute in float64) -- all finite and at most
@@ -69,14 +77,16 @@ def check_features(X):
             row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
             place = (row, int(X.indices[flat]))
         else:
-            place = np.unravel_index(flat, X.shape)
+            row, column = np.unravel_index(flat, X.shape)
+            place = (int(row), int(column))
         raise InputFormatError(
             f"X[{place[0]}, {place[1]}] = {values.flat[flat]:g}: feature values must be at most "
             f"{MAX_ABS_VALUE:g} in magnitude (scale the features)")
     return X
 
 
-def check_labels(y, n_rows):
+def check_labels(y: Vector, n_rows: int) -> FloatArray:
+    """y as a flat float64 array of n_rows finite labels (InputFormatError otherwise)."""
     y = np.asarray(y, dtype=np.float64).ravel()
     if len(y) != n_rows:
         raise InputFormatError(f"X has {n_rows} rows but y has {len(y)} labels")
@@ -85,13 +95,14 @@ def check_labels(y, n_rows):
     return y
 
 
-def query_index(ptr):
+def query_index(ptr: np.ndarray) -> np.ndarray:
     """The query number of every grouped document: g repeated ptr[g + 1] - ptr[g] times."""
     sizes = np.diff(ptr)
     return np.repeat(np.arange(len(sizes), dtype=np.intp), sizes)
 
 
-def check_sample_weight(sample_weight, qid, n_rows):
+def check_sample_weight(sample_weight: Vector | Mapping[Any, float], qid: Vector,
+                        n_rows: int) -> FloatArray:
     """One weight per row from ``sample_weight``: an array of n_rows weights (one per
     document), or a mapping qid -> weight with every query of ``qid`` in it.  Weights must be
     finite and non-negative."""
@@ -132,14 +143,14 @@ class QueryCollection:
     rows : intp (m,), ``rows[k]`` is the input row of the k-th grouped document.
     """
 
-    X: object
-    labels: object
+    X: Any
+    labels: Any
     ptr: np.ndarray
     query_ids: np.ndarray
     rows: np.ndarray
 
     @classmethod
-    def from_qid(cls, qid):
+    def from_qid(cls, qid: Vector) -> QueryCollection:
         """The grouping of the rows of a query-id array (ints or strings; need not be
         contiguous): a collection without features or labels."""
         qid = np.asarray(qid)
@@ -159,7 +170,7 @@ class QueryCollection:
         return cls(X=None, labels=None, ptr=ptr, query_ids=qid[np.sort(first_row)], rows=rows)
 
     @classmethod
-    def from_arrays(cls, X, y, qid):
+    def from_arrays(cls, X: Any, y: Vector, qid: Vector) -> QueryCollection:
         """Check X (see ``check_features``), y and qid once and group the documents."""
         X = check_features(X)
         y = check_labels(y, X.shape[0])
@@ -169,14 +180,14 @@ class QueryCollection:
         return cls.from_checked(X, y, qid)
 
     @classmethod
-    def from_validated(cls, X, y, qid):
+    def from_validated(cls, X: Any, y: Vector, qid: Vector) -> QueryCollection:
         """The collection of an estimator's training data after scikit-learn's validate_data
         (y numbers, finite, one per row: left as they are) and svmmap.core.base.check_qid (one
         query id per row): X's values are scanned (``check_features``), nothing else."""
         return cls.from_checked(check_features(X), np.asarray(y, dtype=np.float64), qid)
 
     @classmethod
-    def from_checked(cls, X, y, qid):
+    def from_checked(cls, X: Any, y: FloatArray, qid: Vector) -> QueryCollection:
         """Group documents a boundary has already checked -- X in ``check_features`` form,
         y float64 finite labels and qid one id per row (``from_arrays``, or the reader
         svmmap.data.io.load_svmlight, which refuses what ``check_features`` refuses, naming the
@@ -187,14 +198,14 @@ class QueryCollection:
             y = y[grouping.rows]
         return replace(grouping, X=X, labels=y)
 
-    def with_features(self, X):
+    def with_features(self, X: Any) -> QueryCollection:
         """The same documents with other features (rows in this collection's grouped order,
         already in ``check_features`` form: a transform's output is not checked again)."""
         if X.shape[0] != len(self.rows):
             raise ValueError(f"{X.shape[0]} feature rows for {len(self.rows)} documents")
         return replace(self, X=X)
 
-    def grouping(self):
+    def grouping(self) -> QueryCollection:
         """The grouping of this collection's own (grouped) rows: ptr and query ids, rows the
         identity, no features or labels."""
         return QueryCollection(X=None, labels=None, ptr=self.ptr, query_ids=self.query_ids,
@@ -203,36 +214,39 @@ class QueryCollection:
     # -- shape ----------------------------------------------------------------------------
 
     @property
-    def n_queries(self):
+    def n_queries(self) -> int:
+        """Number of queries."""
         return len(self.ptr) - 1
 
     @property
-    def n_documents(self):
+    def n_documents(self) -> int:
+        """Number of documents (m)."""
         return len(self.rows)
 
     @property
-    def n_features(self):
+    def n_features(self) -> int:
+        """Number of feature columns of X."""
         return self.X.shape[1]
 
     @cached_property
-    def sizes(self):
+    def sizes(self) -> np.ndarray:
         """Number of documents of each query."""
         return np.diff(self.ptr)
 
     @cached_property
-    def is_contiguous(self):
+    def is_contiguous(self) -> bool:
         """True when the input rows were already grouped (rows is the identity)."""
         return bool(np.all(self.rows == np.arange(len(self.rows))))
 
     # -- what the kernels read, made once -------------------------------------------------
 
     @cached_property
-    def grouped_qid(self):
+    def grouped_qid(self) -> np.ndarray:
         """The query id of every grouped document."""
         return self.query_ids[self.query_of_doc]
 
     @cached_property
-    def input_qid(self):
+    def input_qid(self) -> np.ndarray:
         """The query id of every input row, in input order (``rows`` a permutation: a
         collection made by ``from_arrays`` or ``from_checked``, not a ``subset``)."""
         qid = np.empty(len(self.rows), dtype=self.query_ids.dtype)
@@ -240,22 +254,22 @@ class QueryCollection:
         return qid
 
     @cached_property
-    def query_of_doc(self):
+    def query_of_doc(self) -> np.ndarray:
         """intp (m,): the query number of every grouped document."""
         return query_index(self.ptr)
 
     @cached_property
-    def relevant(self):
+    def relevant(self) -> np.ndarray:
         """uint8 (m,): 1 for a relevant document (label > 0)."""
         return (self.labels > 0).astype(np.uint8)
 
     @cached_property
-    def kernel_X(self):
+    def kernel_X(self) -> Any:
         """X as the fused kernels read it: the ndarray itself, or the CSRArrays of a sparse X
         (intp indices: converted here, once per collection)."""
         return csr_for_kernels(self.X) if is_sparse(self.X) else self.X
 
-    def relevant_counts(self):
+    def relevant_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """(|P|, |N|) of every query."""
         n_rel = np.bincount(self.query_of_doc, weights=self.relevant,
                             minlength=self.n_queries).astype(np.int64)
@@ -263,7 +277,7 @@ class QueryCollection:
 
     # -- sub-collections ------------------------------------------------------------------
 
-    def subset(self, queries):
+    def subset(self, queries: Vector) -> QueryCollection:
         """The collection restricted to the given query numbers (kept in their order)."""
         queries = np.asarray(queries, dtype=np.intp)
         starts, stops = self.ptr[queries], self.ptr[queries + 1]
@@ -275,7 +289,8 @@ class QueryCollection:
                                labels=None if self.labels is None else self.labels[docs],
                                ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
 
-    def query_weights(self, weights, queries=None):
+    def query_weights(self, weights: FloatArray,
+                      queries: np.ndarray | None = None) -> FloatArray:
         """v_q of every query (of the query numbers ``queries``, if given) from per-row
         weights (``check_sample_weight``, indexed by the rows the collection was made from),
         which must be constant within each of those queries."""
@@ -293,7 +308,7 @@ class QueryCollection:
                 "weight)")
         return lowest
 
-    def trainable_queries(self):
+    def trainable_queries(self) -> tuple[np.ndarray, int, int]:
         """The query numbers of the queries that carry constraints (at least one relevant and
         one non-relevant document), and how many lack each.  Returns (queries (intp),
         n_without_relevant, n_all_relevant)."""
@@ -302,7 +317,7 @@ class QueryCollection:
         return (np.flatnonzero(usable), int(np.sum(n_rel == 0)),
                 int(np.sum((n_rel > 0) & (n_non == 0))))
 
-    def trainable(self):
+    def trainable(self) -> tuple[QueryCollection, int, int]:
         """Split off the queries that carry constraints, as a collection of their own (a copy
         of their rows unless every query carries constraints; training addresses them in
         place through ``trainable_queries`` instead).  Returns (collection,
