@@ -77,8 +77,8 @@ def check_features(X: Any) -> Any:
             row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
             place = (row, int(X.indices[flat]))
         else:
-            row, column = np.unravel_index(flat, X.shape)
-            place = (int(row), int(column))
+            grid_row, grid_column = np.unravel_index(flat, X.shape)
+            place = (int(grid_row), int(grid_column))
         raise InputFormatError(
             f"X[{place[0]}, {place[1]}] = {values.flat[flat]:g}: feature values must be at most "
             f"{MAX_ABS_VALUE:g} in magnitude (scale the features)")

@@ -14,14 +14,24 @@ fitted model on each validation set as ``best_score_`` (LightGBM's attribute and
 do not keep (SVMMapCV's files keep the C path's validation measures).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import InputFormatError
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ._typing import EvalSets, IntArray, Matrix, Vector
+
 __all__ = ["qid_from_group", "training_qid", "eval_sets", "set_best_score"]
 
 
-def qid_from_group(group, n_rows, name="group"):
+def qid_from_group(group: Vector, n_rows: int, name: str = "group") -> IntArray:
     """Query ids 0, 0, ..., 1, 1, ... of rows contiguous per query, from the query sizes
     ``group`` (non-negative integers adding up to ``n_rows``)."""
     sizes = np.asarray(group)
@@ -45,7 +55,7 @@ def _n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
-def training_qid(qid, group, X):
+def training_qid(qid: Vector | None, group: Vector | None, X: Matrix) -> Any:
     """The query id of every row of X from ``qid`` or ``group`` (at most one of them; None
     for both: None, one query)."""
     if group is None:
@@ -61,7 +71,8 @@ def _is_one_set(eval_set):
     return isinstance(eval_set, tuple) and not all(isinstance(s, tuple) for s in eval_set)
 
 
-def eval_sets(eval_set, eval_group=None, eval_qid=None):
+def eval_sets(eval_set: EvalSets | None, eval_group: Any = None,
+              eval_qid: Any = None) -> list[tuple[Any, Any, Any]]:
     """The validation sets as a list of ``(X, y, qid)``.
 
     ``eval_set``: None (no sets, ``[]``), one set ``(X, y, qid)`` or ``(X, y)``, or a list of
@@ -98,7 +109,8 @@ def eval_sets(eval_set, eval_group=None, eval_qid=None):
     return result
 
 
-def set_best_score(model, sets, measure_name, measure):
+def set_best_score(model: Any, sets: list[tuple[Any, Any, Any]], measure_name: str,
+                   measure: Callable[..., float]) -> None:
     """Set ``model.best_score_`` to ``{"valid_i": {measure_name: value}}``, the value
     ``measure(scores, y, qid)`` of the fitted model's decision_function on each validation set
     (LightGBM's attribute); without validation sets, the model has no ``best_score_``."""

@@ -2,6 +2,8 @@
 without importing numpy or the extension: ``svmmap_learn --help`` and argument errors need
 only these (and the measure names of svmmap.core.measures)."""
 
+from __future__ import annotations
+
 import os
 
 #: the stopping defaults of training (SVMMap, SVMMapCV, DaskSVMMap and svmmap_learn take
@@ -22,13 +24,13 @@ DEFAULT_SELECT_TOL = 5e-4
 MAX_NDCG_LABEL = 512
 
 
-def ndcg_label_error(label):
+def ndcg_label_error(label: float) -> str:
     """Why a relevance grade ``label`` cannot be trained with an NDCG loss."""
     return (f"label {label:g} is too large for an NDCG loss: its gain 2^label - 1 overflows "
             f"(grades at most {MAX_NDCG_LABEL})")
 
 
-def thread_count(n_threads):
+def thread_count(n_threads: int) -> int:
     """The threads to start for a request of ``n_threads`` (>= 1): at most the machine's
     cores -- more never help, and OpenMP would try to start every one asked for."""
     return max(1, min(int(n_threads), os.cpu_count() or 1))
