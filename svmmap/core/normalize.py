@@ -25,11 +25,20 @@ x' = (x - min_q) / (max_q - min_q) per query q), which no engine can reproduce f
 document's features.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..kernels._csr import CSRArrays, as_scipy, is_sparse, scores
 from ..kernels._csr_rows import csr_query_normalized, dense_query_normalized
 from ..kernels._kernel_inputs import csr_for_kernels
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._typing import FloatArray, Vector
 
 __all__ = ["NORMALIZERS", "Normalizer", "per_query_normalized"]
 
@@ -39,7 +48,7 @@ NORMALIZERS = ("standard", "minmax")
 class Normalizer:
     """A fitted global normaliser (module docstring): ``kind``, ``shift``, ``scale``."""
 
-    def __init__(self, kind, shift, scale):
+    def __init__(self, kind: str, shift: Vector, scale: Vector) -> None:
         if kind not in NORMALIZERS:
             raise ValueError(f"normalize must be one of {NORMALIZERS} or None, got {kind!r}")
         self.kind = kind
@@ -52,7 +61,7 @@ class Normalizer:
             raise ValueError("shift must be finite and scale finite and positive")
 
     @classmethod
-    def fit(cls, kind, X):
+    def fit(cls, kind: str, X: Any) -> Normalizer:
         """The normaliser of ``kind`` fitted on the rows of X (ndarray, scipy.sparse, or the
         reader's CSRArrays: no scipy needed for those)."""
         if kind not in NORMALIZERS:
@@ -85,7 +94,7 @@ class Normalizer:
         scale = np.where((high > low) & (np.float32(scale) > 0), scale, 1.0)
         return cls(kind, shift, scale)
 
-    def scale_columns(self, X):
+    def scale_columns(self, X: Any) -> Any:
         """X with column j divided by scale_j (sparse stays sparse): what training sees."""
         inverse = 1.0 / self.scale
         if isinstance(X, CSRArrays):  # the same structure, values scaled
@@ -98,31 +107,32 @@ class Normalizer:
             return X
         return np.ascontiguousarray(X * inverse)
 
-    def transform(self, X):
+    def transform(self, X: Any) -> FloatArray:
         """z = (x - shift) / scale, dense (tests and small data; scoring uses ``scores``)."""
         X = as_scipy(X)
         X = X.toarray() if is_sparse(X) else np.asarray(X, dtype=np.float64)
         return (X - self.shift) / self.scale
 
-    def scores(self, X, coef):
+    def scores(self, X: Any, coef: Vector) -> FloatArray:
         """w.z for the rows of X, computed as (X @ (w / scale)) - w.(shift / scale) without
         forming z."""
         folded, constant = self.fold(coef)
         return scores(X, folded) + constant
 
-    def fold(self, coef):
+    def fold(self, coef: Vector) -> tuple[FloatArray, float]:
         """(weights on the raw features, constant): w.z = (w / scale).x - w.(shift / scale)
         -- the normaliser folded into a linear model without normalisers (RankLib)."""
         coef = np.asarray(coef, dtype=np.float64)
         return coef / self.scale, -float(np.dot(coef, self.shift / self.scale))
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         """What a model file keeps (JSON)."""
         return {"kind": self.kind, "shift": [float(v) for v in self.shift],
                 "scale": [float(v) for v in self.scale]}
 
     @classmethod
-    def from_state(cls, state):
+    def from_state(cls, state: dict[str, Any]) -> Normalizer:
+        """The normaliser a model file kept (the inverse of ``state``)."""
         return cls(state["kind"], state["shift"], state["scale"])
 
 
@@ -156,7 +166,7 @@ def _column_extremes(X):
         np.where(has_zero, np.maximum(high, 0.0), high)
 
 
-def per_query_normalized(X, ptr):
+def per_query_normalized(X: Any, ptr: Vector) -> bool:
     """True when the documents look normalised within each query (module docstring): every
     value in [0, 1] and, in every query of at least two documents, every column's minimum 0
     and its maximum 0 or 1, with some maximum 1.  X holds the queries' rows contiguously,
