@@ -31,7 +31,7 @@ passes no queries, so it would train all rows as one query: use this stage inste
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyterrier as pt
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from typing import Any, Self
 
     import pandas as pd
+    import scipy.sparse as sp
 
     from .core._typing import PathLike
 
@@ -65,7 +66,9 @@ def letor_frames(path: PathLike, n_features: int | None = None
     from .data.io import load_svmlight
     from .data.trec_run import docnos_from_comments
 
-    X, y, qid, comments = load_svmlight(path, n_features=n_features, return_comments=True)
+    # return_comments=True: the 4-tuple of load_svmlight's union of returns
+    X, y, qid, comments = cast("tuple[sp.csr_matrix, np.ndarray, np.ndarray, list[str]]",
+                               load_svmlight(path, n_features=n_features, return_comments=True))
     qid = qid.astype(str)
     docnos = docnos_from_comments(comments)
     dense = X.toarray()
@@ -118,9 +121,9 @@ class SVMMapRanker(pt.Estimator):
     def __init__(self, Cs: Sequence[float] | None = None, **params: Any) -> None:
         self.params = {"Cs": Cs, **params}
         self._estimator()  # unknown parameters fail here, not at fit
-        self._data = None
-        self._models = {}
-        self.model_ = None
+        self._data: tuple[pd.DataFrame, pd.DataFrame | None] | None = None
+        self._models: dict[str, SVMMap] = {}
+        self.model_: SVMMap | None = None
 
     def _estimator(self):
         params = dict(self.params)
@@ -177,6 +180,7 @@ class SVMMapRanker(pt.Estimator):
         return pt.model.add_ranks(results)
 
     def transform_outputs(self, columns: list[str]) -> list[str]:
+        """The columns ``transform`` returns for input ``columns``: those plus score and rank."""
         return [*columns, *(c for c in ("score", "rank") if c not in columns)]
 
     def get_parameter(self, name: str) -> Any:

@@ -14,6 +14,8 @@ imported inside the command bodies, after the argument parsing: ``--help`` and a
 errors import nothing heavy.
 """
 
+from __future__ import annotations
+
 import argparse
 
 from ..core.options import MAX_ABS_VALUE
@@ -100,7 +102,9 @@ def _model(parser, args):
     return model
 
 
-def learn_main(argv=None):
+def learn_main(argv: list[str] | None = None) -> int:
+    """svmmap_baseline_learn: train AdaRank, RankBoost or PRank on ``train_file`` and save the
+    model to ``model_file`` (module docstring); return the exit status."""
     parser = _learn_parser()
     args = parser.parse_args(argv)
     model = _model(parser, args)

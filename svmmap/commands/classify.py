@@ -10,6 +10,8 @@ metrics are imported inside the command body, and an svmmap model scores the rea
 arrays without scipy (svmmap.kernels._csr; another kind's estimator gets a scipy matrix).
 """
 
+from __future__ import annotations
+
 import argparse
 import re
 import sys
@@ -30,7 +32,9 @@ from .common import (
 __all__ = ["classify_main"]
 
 
-def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_baseline_learn"):
+def classify_parser(prog: str, model_help: str = "model written by svmmap_learn or "
+                                                  "svmmap_baseline_learn") -> ArgumentParser:
+    """The argument parser of svmmap_classify (under the name ``prog``)."""
     parser = ArgumentParser(
         formatter_class=HelpFormatter,
         prog=prog,
@@ -133,7 +137,7 @@ def _n_distinct(ordered):
 STDOUT = "-"
 
 
-def classify_main(argv=None, prog="svmmap_classify"):
+def classify_main(argv: list[str] | None = None, prog: str = "svmmap_classify") -> int:
     """Score ``test_file`` with the model of ``model_file`` (any kind: svmmap.data.model_file);
     ``predictions_file`` "-" writes the scores to standard output."""
     parser = classify_parser(prog)

@@ -21,6 +21,8 @@ code, where it is an ordinary KeyboardInterrupt.  Any exception after a recorded
 reported as the interruption it is.
 """
 
+from __future__ import annotations
+
 import _thread
 import atexit
 import gc
@@ -153,7 +155,7 @@ baseline_classify_main = _command("svmmap_baseline_classify",
                                   "svmmap.commands.baseline_classify", "classify_main")
 
 
-def print_output(prog, text):
+def print_output(prog: str, text: str) -> int:
     """Print ``text`` (and a newline) on standard output; return the exit status.  A write
     that fails (``> /dev/full``) is one line on stderr and status 1, not a traceback; a reader
     that stopped early (``| head``) is no error (status 0).  Standard output is then pointed at
