@@ -32,6 +32,15 @@ svmmap's default 1e-6), and the same fit of svmmap reports the first iteration a
 own certified gap (P_best - D) / P_best was that small: the iterations the same
 certificate takes, beside the iterations to svmmap's stop.
 
+With ``--match-gap`` each round also runs svmmap_learn with ``--rel-gap`` set to the relative
+gap svm_rank certified in that round, right after svm_rank (svmmap default, svm_rank,
+svmmap matched): the time ratio to that round's svm_rank, svmmap's status and iterations at
+that stop and the relative gap it certified, in a second table beside the ratio and the
+iterations at svmmap's default stop.  Both gaps are (P(w) - D) / P(w) of each program's own
+1-slack problem at the w it returns, D the dual value of its last working-set QP's
+multipliers (benchmarks/results/issue33_solver3.md: the same certificate, on different
+objectives).
+
 What is run, per (dataset, C), ``--repeats`` times, alternating (svmmap first, then
 svm_rank, then again; with ``--reference CHECKOUT`` that checkout's svmmap_learn first in each
 round, for before/after ratios from the same run):
