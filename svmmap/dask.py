@@ -56,7 +56,7 @@ from . import metrics
 from .core import training
 from .core.collection import QueryCollection
 from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP
-from .core.params import Anything
+from .core.params import DASK, rules_for
 from .core.training import make_plugin
 from .data import io as _io
 from .data.io import STDIN, group_file
@@ -112,7 +112,7 @@ class DaskSVMMap(SVMMap):
                          rel_gap=rel_gap, normalize=normalize)
         self.client = client
 
-    _parameter_rules = {**SVMMap._parameter_rules, "client": [None, Anything()]}
+    _parameter_rules = rules_for(DASK)
 
     def check_params(self):
         """SVMMap's validation, then what the distributed trainer supports."""

@@ -28,7 +28,6 @@ best -- the simplest model among equals).  Two drivers choose this way, without 
 
 import dataclasses
 import inspect
-import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -43,17 +42,6 @@ from ..errors import InputFormatError
 from ..kernels._csr import as_scipy, scores
 from . import interrupts, training
 from .measures import MEASURES, parse, parse_select_metric
-from .params import Boolean, Interval, Sequence, Text
-
-#: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
-SELECTION_RULES = {
-    "Cs": [Sequence()],
-    "select_metric": [Text()],
-    "holdout": [Interval(0, 1, closed="neither")],
-    "random_state": [Interval(0, None, closed="left", integer=True), None],
-    "select_tol": [Interval(0, math.inf, closed="left")],
-    "refit": [Boolean()],
-}
 
 
 def validation_measure(name):
