@@ -14,7 +14,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, SVMMap, load_svmlight
-from svmmap import io as io_module
+from svmmap.data import io as io_module
 from svmmap.commands import baseline_learn as baseline_cli
 from svmmap.commands.learn import learn_main
 from svmmap.experiments import letor, plots, trec, trials

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from svmmap import training
+from svmmap.core import training
 from svmmap.core.collection import QueryCollection, check_features
 from svmmap.core.normalize import Normalizer, per_query_normalized
 from svmmap.core.params import SVMMAP_DEFAULTS

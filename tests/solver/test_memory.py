@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from svmmap import SVMMap, training
+from svmmap import SVMMap
+from svmmap.core import training
 from svmmap.core.collection import QueryCollection, check_features
 from svmstruct_api.plugin import StructuredModel
 
