@@ -47,9 +47,12 @@ if TYPE_CHECKING:
 
     from svmstruct_api.callbacks import Callback
 
-    from ..core._typing import FloatArray, Matrix, Vector
+    from ..core._typing import FloatArray, Vector
     from ..core.collection import QueryCollection
     from ..core.training import FittedModel
+
+    #: X as the reader gives it: a dense ndarray or CSR arrays (svmmap.kernels._csr)
+    ReaderMatrix = Any
 
 __all__ = ["learn_main"]
 
@@ -156,7 +159,7 @@ def _learn_here(args: argparse.Namespace, params: dict[str, Any], selecting: boo
     return fitted, save, None
 
 
-def _training_data(args: argparse.Namespace, X: Matrix, y: FloatArray, qid: Vector,
+def _training_data(args: argparse.Namespace, X: ReaderMatrix, y: FloatArray, qid: Vector,
                    selecting: bool, started: float) -> tuple[QueryCollection, Vector | None]:
     """(the QueryCollection, the query weights or None) of the reader's training arrays,
     with the notes and the line on what was read."""
@@ -224,7 +227,7 @@ def _learn_callbacks(verbose: int) -> list[Callback]:
     return [ProgressDisplay()] if verbose == 1 else []
 
 
-def _note_unused_width(X: Matrix, path: str) -> None:
+def _note_unused_width(X: ReaderMatrix, path: str) -> None:
     """Print a note, at once (before training), when the sparse X's feature count is at least
     UNUSED_WIDTH_MIN and more than UNUSED_WIDTH_RATIO times the distinct features its rows
     use (a dense X uses every feature).  A count that svmmap.core.training refuses (above

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Number, Real
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import measures
 
@@ -63,13 +63,14 @@ class Interval(Rule):
         kind = Integral if self.integer else Real
         if isinstance(value, bool) or not isinstance(value, kind):
             return False
-        if not isinstance(value, Integral) and math.isnan(value):  # (an int may overflow)
+        number = cast("float", value)  # a Real: ordered like a float
+        if not isinstance(value, Integral) and math.isnan(number):  # (an int may overflow)
             return False
-        if self.low is not None and (value < self.low or (
-                value == self.low and self.closed in ("right", "neither"))):
+        if self.low is not None and (number < self.low or (
+                number == self.low and self.closed in ("right", "neither"))):
             return False
-        return self.high is None or not (value > self.high or (
-            value == self.high and self.closed in ("left", "neither")))
+        return self.high is None or not (number > self.high or (
+            number == self.high and self.closed in ("left", "neither")))
 
     def __str__(self) -> str:
         kind = "an int" if self.integer else "a float"
@@ -169,7 +170,7 @@ class Verbosity(Rule):
 
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
-        return _is_bool(value) or (isinstance(value, Integral) and value >= 0)
+        return _is_bool(value) or (isinstance(value, Integral) and int(value) >= 0)
 
     def __str__(self) -> str:
         return "an int in the range [0, inf) or a bool"
@@ -274,9 +275,9 @@ def check(owner: str, params: Mapping[str, Any], rules: Rules,
                              f"Got {value!r} instead.")
     for name, (other, values, neutral) in (scopes or {}).items():
         if name in params and _differs(params[name], neutral) and params.get(other) not in values:
-            allowed = " or ".join(repr(v) for v in sorted(values))
+            among = " or ".join(repr(v) for v in sorted(values))
             raise ParameterError(
-                f"The {name!r} parameter of {owner} applies to {other}={allowed} only; got "
+                f"The {name!r} parameter of {owner} applies to {other}={among} only; got "
                 f"{name}={params[name]!r} with {other}={params.get(other)!r}.")
 
 

@@ -14,9 +14,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, SVMMap, load_svmlight
-from svmmap.data import io as io_module
 from svmmap.commands import baseline_learn as baseline_cli
 from svmmap.commands.learn import learn_main
+from svmmap.data import io as io_module
 from svmmap.experiments import letor, plots, trec, trials
 from svmmap.export import main as export_main
 from svmmap.model_selection import SVMMapCV
