@@ -90,7 +90,7 @@ class SVMMapCV(SVMMap):
         check_c_path(self.Cs)
         validation_measure(self.select_metric)
 
-    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,  # type: ignore[override]
             eval_set: EvalSets | None = None, callbacks: Callbacks | None = None, *,
             group: Vector | None = None, eval_group: Sequence[Vector] | None = None,
             eval_qid: Sequence[Vector] | None = None) -> Self:

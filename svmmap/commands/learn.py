@@ -146,6 +146,7 @@ def _learn_here(args: argparse.Namespace, params: dict[str, Any], selecting: boo
     data, sample_weight = _training_data(args, X, y, qid, selecting, started)
     if selecting:
         fitted = _fit_path(args, params, data, callbacks)
+        assert fitted.selection is not None  # a path's model records its selection
         params = {**params, "C": fitted.selection["C"]}
     else:
         try:

@@ -92,9 +92,9 @@ class Problem:
     n_queries_used: int
     n_queries_without_relevant: int
     n_queries_all_relevant: int
-    feature_map: object = None
-    normalizer: Normalizer = None
-    per_query_normalized: bool = None
+    feature_map: Any = None
+    normalizer: Normalizer | None = None
+    per_query_normalized: bool | None = None
 
 
 @dataclass
@@ -108,14 +108,14 @@ class FittedModel:
 
     coef: np.ndarray
     intercept: float
-    training_result: TrainingResult = None
-    feature_map: object = None
-    normalizer: Normalizer = None
-    per_query_normalized: bool = None
-    n_queries_used: int = None
-    n_queries_without_relevant: int = None
-    n_queries_all_relevant: int = None
-    selection: dict = None
+    training_result: TrainingResult | None = None
+    feature_map: Any = None
+    normalizer: Normalizer | None = None
+    per_query_normalized: bool | None = None
+    n_queries_used: int | None = None
+    n_queries_without_relevant: int | None = None
+    n_queries_all_relevant: int | None = None
+    selection: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, problem, result, selection=None):
