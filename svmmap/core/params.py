@@ -44,6 +44,7 @@ from .rules import (
     Text,
     Verbosity,
     check,
+    check_c_path,
     sklearn_constraints,
 )
 
@@ -295,27 +296,6 @@ SVMMAP_RULES: Rules = rules_for(SVMMAP)
 SVMMAP_DEFAULTS = defaults_for(SVMMAP)
 #: SVMMap's options that apply only under another option's value
 SVMMAP_SCOPES = scopes_for(SVMMAP)
-
-
-def check_c_path(Cs: Any) -> list[float]:
-    """The C values of a path (SVMMapCV's ``Cs``, ``svmmap_learn -c C1,C2,...``) as floats in
-    increasing order; ParameterError unless a non-empty list of positive finite numbers, none
-    listed twice (it would be trained twice).  One rule for the API and the command line."""
-    values = None
-    if not isinstance(Cs, (str, bytes)):
-        try:
-            values = [float(c) for c in Cs]
-        except (TypeError, ValueError):
-            pass
-    if not values or not all(math.isfinite(c) and c > 0 for c in values):
-        raise ParameterError(f"Cs must be a non-empty list of positive finite numbers, got "
-                             f"{Cs!r}")
-    twice = next((c for k, c in enumerate(values) if c in values[:k]), None)
-    if twice is not None:
-        raise ParameterError(f"C = {twice:g} is listed twice in the C values "
-                             f"{', '.join(f'{c:g}' for c in values)}: each C of a path is "
-                             "trained once")
-    return sorted(values)
 
 
 def check_svmmap(owner: str, params: Mapping[str, Any], rules: Rules = SVMMAP_RULES) -> None:

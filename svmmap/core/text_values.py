@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from .measures import help_text, parse_loss, parse_select_metric
-from .rules import ParameterError
+from .rules import ParameterError, check_c_path
 
 
 def type_error(message: str) -> Exception:
@@ -42,8 +42,6 @@ def loss(text: str) -> str:
 def c_values(text: str) -> list[float]:
     """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more numbers (a path's values are checked by
     SVMMapCV's rule, svmmap.core.params.check_c_path; a single C by SVMMap's)."""
-    from .params import check_c_path
-
     values = [_number(part.strip()) for part in text.split(",")]
     if len(values) > 1:
         try:
