@@ -189,7 +189,7 @@ def test_no_warning_when_every_query_is_usable(data):
 def test_the_estimator_holds_what_the_training_driver_produces(data, fitted):
     """SVMMap.fit is svmmap.core.training.fit: its attributes are the FittedModel's fields, the
     model file keeps the FittedModel's record, and restoring that record scores alike."""
-    from svmmap import training
+    from svmmap.core import training
 
     X, y, qid = data
     params = fitted.get_params(deep=False)

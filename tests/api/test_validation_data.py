@@ -53,7 +53,7 @@ def test_a_bad_validation_set_is_refused_before_training_naming_it(monkeypatch, 
     X, y, qid = _data()
     eval_set, eval_qid, says = _bad_set(change, X, y, qid)
     model = ESTIMATORS[name]()
-    from svmmap import training
+    from svmmap.core import training
 
     def no_training(*args, **kwargs):
         raise Trained

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, load_model, load_svmlight
-from svmmap import atomic as atomic_module
+from svmmap.data import atomic as atomic_module
 from svmmap.baselines import AdaRank, PRank, RankBoost
 from svmmap.commands import baseline_classify, baseline_learn
 from svmmap.commands.classify import classify_main

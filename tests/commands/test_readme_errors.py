@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap
-from svmmap import atomic as atomic_module
+from svmmap.data import atomic as atomic_module
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
 from svmmap.core import training as training_module

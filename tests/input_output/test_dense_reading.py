@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmmap import io
+from svmmap.data import io
 from svmmap.errors import InputFormatError
 from svmmap.kernels._kernel_inputs import CSRArrays
 
@@ -315,7 +315,7 @@ def test_training_on_the_dense_reading_makes_no_copy_of_x(tmp_path, dtype):
     """The command's training path (svmmap.core.training.fit on the reader's ndarray: the
     collection, the per-query-normalised check, the fused passes) keeps the reader's X and
     allocates less than a float64 copy of it would take."""
-    from svmmap import training
+    from svmmap.core import training
     from svmmap.core.collection import QueryCollection
     from svmmap.core.params import SVMMAP_DEFAULTS
 
@@ -339,7 +339,7 @@ def test_training_on_the_dense_reading_makes_no_copy_of_x(tmp_path, dtype):
 def test_the_standard_normaliser_of_a_dense_x_is_float64_without_a_copy(monkeypatch, dtype):
     """Mean and deviation in float64 (those of the float64 values, float32 storage or not),
     from a few rows at a time: traced memory far below a float64 copy of X."""
-    from svmmap import normalize
+    from svmmap.core import normalize
 
     monkeypatch.setattr(normalize, "DENSE_ROWS", 100)
     rng = np.random.default_rng(2)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from svmmap import _svmlight_reader as _reader
-from svmmap import io
+from svmmap.data import io
 from svmmap.errors import InputFormatError
 
 from conftest import data_file, traced_peak
