@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from svmmap import InputFormatError, ModelFileError, SVMMap, load_model, load_svmlight
-from svmmap.data import atomic as atomic_module
 from svmmap.baselines import AdaRank, PRank, RankBoost
 from svmmap.commands import baseline_classify, baseline_learn
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
+from svmmap.data import atomic as atomic_module
 from svmmap.experiments import trec
 from svmstruct_api import qp as qp_module
 from svmstruct_api.learner import make_learner

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from svmmap import SVMMap
-from svmmap.data import atomic as atomic_module
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
 from svmmap.core import training as training_module
+from svmmap.data import atomic as atomic_module
 from svmmap.data import io as io_module
 from svmmap.experiments import trec
 from svmmap.export import main as export_main
