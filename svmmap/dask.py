@@ -309,6 +309,7 @@ class Partition:
 
     @classmethod
     def build(cls, X, y, qid, loss, n_threads, oracle):
+        """The partition of one chunk of (X, y, qid), on the worker that holds it."""
         if isinstance(X, np.ndarray) and X.ctypes.data % 16:
             # a chunk can arrive in a buffer the transfer left at any byte offset; BLAS sums
             # in an order that depends on the alignment, so such a chunk is copied into
@@ -326,6 +327,7 @@ class Partition:
                    n_all_relevant, collection.n_features)
 
     def summary(self):
+        """(queries, trainable queries, without relevant, all relevant, features)."""
         return (*self.counts, self.n_features)
 
     def constraint_sum(self, w):

@@ -180,6 +180,7 @@ class SVMMapRanker(pt.Estimator):
         return pt.model.add_ranks(results)
 
     def transform_outputs(self, columns: list[str]) -> list[str]:
+        """The columns ``transform`` returns for input ``columns``: score and rank added."""
         return [*columns, *(c for c in ("score", "rank") if c not in columns)]
 
     def get_parameter(self, name: str) -> Any:

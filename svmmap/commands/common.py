@@ -83,6 +83,7 @@ class ArgumentParser(argparse.ArgumentParser):
     that hide it.  ``--help`` prints the usage and the options as ever."""
 
     def error(self, message):
+        """Print ``prog: error: message (see prog --help)`` and exit with status 2."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
