@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyterrier as pt
 
+from .core.params import PARAMETERS, SVMMAP, SVMMAP_CV
 from .errors import InputFormatError
 from .estimator import SVMMap
 from .model_selection import SVMMapCV
@@ -50,8 +51,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SVMMapRanker", "letor_frames"]
 
-#: SVMMapCV's parameters that SVMMap does not have; ``Cs`` set means SVMMapCV
-_CV_ONLY = ("Cs", "select_metric", "holdout", "random_state", "select_tol", "refit")
+#: SVMMapCV's parameters that SVMMap does not have (the parameter table's); ``Cs`` set means
+#: SVMMapCV
+_CV_ONLY = tuple(p.name for p in PARAMETERS if SVMMAP_CV in p.places and SVMMAP not in p.places)
 
 
 def letor_frames(path: PathLike, n_features: int | None = None
@@ -65,7 +67,8 @@ def letor_frames(path: PathLike, n_features: int | None = None
     from .data.io import load_svmlight
     from .data.trec_run import docnos_from_comments
 
-    X, y, qid, comments = load_svmlight(path, n_features=n_features, return_comments=True)
+    X, y, qid, comments = load_svmlight(  # type: ignore[misc]  # (its hint: 3 values)
+        path, n_features=n_features, return_comments=True)
     qid = qid.astype(str)
     docnos = docnos_from_comments(comments)
     dense = X.toarray()
@@ -118,9 +121,9 @@ class SVMMapRanker(pt.Estimator):
     def __init__(self, Cs: Sequence[float] | None = None, **params: Any) -> None:
         self.params = {"Cs": Cs, **params}
         self._estimator()  # unknown parameters fail here, not at fit
-        self._data = None
-        self._models = {}
-        self.model_ = None
+        self._data: tuple[Any, Any] | None = None
+        self._models: dict[str, SVMMap | SVMMapCV] = {}
+        self.model_: SVMMap | SVMMapCV | None = None
 
     def _estimator(self):
         params = dict(self.params)
@@ -177,6 +180,7 @@ class SVMMapRanker(pt.Estimator):
         return pt.model.add_ranks(results)
 
     def transform_outputs(self, columns: list[str]) -> list[str]:
+        """The columns ``transform`` returns for input ``columns``: score and rank added."""
         return [*columns, *(c for c in ("score", "rank") if c not in columns)]
 
     def get_parameter(self, name: str) -> Any:

@@ -101,6 +101,8 @@ def _model(parser, args):
 
 
 def learn_main(argv=None):
+    """svmmap_baseline_learn: train a baseline ranker on ``argv``'s files (default: the
+    command line's) and write its model; return the exit status."""
     parser = _learn_parser()
     args = parser.parse_args(argv)
     model = _model(parser, args)

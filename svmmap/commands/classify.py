@@ -31,6 +31,8 @@ __all__ = ["classify_main"]
 
 
 def classify_parser(prog, model_help="model written by svmmap_learn or svmmap_baseline_learn"):
+    """The parser of a classify command named ``prog`` (its model argument described by
+    ``model_help``)."""
     parser = ArgumentParser(
         formatter_class=HelpFormatter,
         prog=prog,

@@ -8,6 +8,8 @@ Importing this module loads no numpy, scipy or scikit-learn: ``--help`` and argu
 stay fast (see svmmap.commands).
 """
 
+from __future__ import annotations
+
 import _thread
 import argparse
 import os
@@ -15,12 +17,23 @@ import stat
 import sys
 import warnings
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from svmstruct_api.options import QPError
 
 from ..core import interrupts
 from ..core.params import ParameterError
+from ..core.text_values import positive_int
 from ..errors import SVMMapError, error_line
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..core.params import Parameter
+
+__all__ = ["ArgumentParser", "Background", "HelpFormatter", "add_force_option",
+           "add_group_option", "add_table_options", "check_params", "looks_like_model_file",
+           "positive_int", "refuse_swapped", "run", "warnings_as_notes"]
 
 
 class Background:
@@ -70,6 +83,7 @@ class ArgumentParser(argparse.ArgumentParser):
     that hide it.  ``--help`` prints the usage and the options as ever."""
 
     def error(self, message):
+        """Print ``prog: error: message (see prog --help)`` and exit with status 2."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -99,18 +113,6 @@ def check_params(parser, check, flags):
         message = str(exc)
         name = next((p for p in flags if f"'{p}' parameter" in message), None)
         parser.error(f"argument {flags[name]}: {message}" if name else message)
-
-
-def positive_int(text):
-    """argparse type of an option that is no estimator parameter (estimator parameters are
-    validated by the estimator: ``check_params``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
 
 
 def run(prog, debug, action, data_file=None):
@@ -149,6 +151,26 @@ def add_group_option(parser):
     parser.add_argument("--group", default=None, metavar="FILE",
                         help="for data without qid: one query size per line, the queries' "
                              "documents consecutive (default: <data file>.query if present)")
+
+
+def add_table_options(parser: argparse.ArgumentParser, parameters: Iterable[Parameter]
+                      ) -> None:
+    """Add the option of every parameter of the table (svmmap.core.params.PARAMETERS) that
+    has one, in the table's order; options of one ``exclusive`` name exclude each other.  An
+    ``action`` named after an argparse class (``BooleanOptionalAction``) is that class."""
+    groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for parameter in parameters:
+        if not parameter.flags:
+            continue
+        flags, details = parameter.argparse()
+        if isinstance(details.get("action"), str) and hasattr(argparse, details["action"]):
+            details["action"] = getattr(argparse, details["action"])
+        target: argparse._ActionsContainer = parser
+        if parameter.exclusive is not None:
+            if parameter.exclusive not in groups:
+                groups[parameter.exclusive] = parser.add_mutually_exclusive_group()
+            target = groups[parameter.exclusive]
+        target.add_argument(*flags, **details)
 
 
 def add_force_option(parser, kind):

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from ._typing import Matrix, PathLike, Vector
+    from .rules import Rules, Scopes
 
 #: the value types X is taken in (validate_data's ``dtype``: kept when it is one of them, else
 #: converted to the first): float32 X is read in place by the kernels, never copied to float64
@@ -62,10 +63,10 @@ class RuleChecked:
     from them."""
 
     #: parameter -> list of svmmap.core.params rules (None: None is accepted)
-    _parameter_rules = {}
+    _parameter_rules: Rules = {}
     #: parameter -> (other parameter, its values under which the parameter applies, the
     #: parameter's value that means "not used")
-    _parameter_scopes = {}
+    _parameter_scopes: Scopes = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -21,9 +21,12 @@ commands': svmmap.kernels._csr, so that a command run imports no scipy); groupin
 either without converting it.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,8 +35,20 @@ from ..kernels._csr import is_scipy_sparse, is_sparse, take_rows
 from ..kernels._kernel_inputs import CSRArrays, csr_for_kernels
 from .options import MAX_ABS_VALUE
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def check_features(X):
+    import numpy.typing as npt
+
+    from ._typing import FloatArray, Vector
+
+    #: X in the form the kernels read (``check_features``): an ndarray, a scipy CSR matrix,
+    #: CSRArrays, or a feature map's BinnedArrays
+    CheckedX = Any
+    IntpArray = npt.NDArray[np.intp]
+
+
+def check_features(X: Any) -> CheckedX:
     """Return X as float64 CSR with sorted indices (if sparse: scipy's, or CSRArrays) or a
     C-contiguous float64 2-d ndarray -- float32 when X's values are float32 (kept, not copied:
     the kernels read them in place and compute in float64) -- all finite and at most
@@ -67,16 +82,17 @@ def check_features(X):
         flat = int(np.argmax(np.abs(values)))
         if is_sparse(X):
             row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
-            place = (row, int(X.indices[flat]))
+            place: tuple[int, ...] = (row, int(X.indices[flat]))
         else:
-            place = np.unravel_index(flat, X.shape)
+            place = tuple(int(i) for i in np.unravel_index(flat, X.shape))
         raise InputFormatError(
             f"X[{place[0]}, {place[1]}] = {values.flat[flat]:g}: feature values must be at most "
             f"{MAX_ABS_VALUE:g} in magnitude (scale the features)")
     return X
 
 
-def check_labels(y, n_rows):
+def check_labels(y: Vector, n_rows: int) -> FloatArray:
+    """y as float64 labels, one per row, all finite."""
     y = np.asarray(y, dtype=np.float64).ravel()
     if len(y) != n_rows:
         raise InputFormatError(f"X has {n_rows} rows but y has {len(y)} labels")
@@ -85,13 +101,14 @@ def check_labels(y, n_rows):
     return y
 
 
-def query_index(ptr):
+def query_index(ptr: IntpArray) -> IntpArray:
     """The query number of every grouped document: g repeated ptr[g + 1] - ptr[g] times."""
     sizes = np.diff(ptr)
     return np.repeat(np.arange(len(sizes), dtype=np.intp), sizes)
 
 
-def check_sample_weight(sample_weight, qid, n_rows):
+def check_sample_weight(sample_weight: Vector | Mapping[Any, float], qid: Vector,
+                        n_rows: int) -> FloatArray:
     """One weight per row from ``sample_weight``: an array of n_rows weights (one per
     document), or a mapping qid -> weight with every query of ``qid`` in it.  Weights must be
     finite and non-negative."""
@@ -132,14 +149,14 @@ class QueryCollection:
     rows : intp (m,), ``rows[k]`` is the input row of the k-th grouped document.
     """
 
-    X: object
-    labels: object
+    X: CheckedX
+    labels: Any
     ptr: np.ndarray
     query_ids: np.ndarray
     rows: np.ndarray
 
     @classmethod
-    def from_qid(cls, qid):
+    def from_qid(cls, qid: Vector) -> QueryCollection:
         """The grouping of the rows of a query-id array (ints or strings; need not be
         contiguous): a collection without features or labels."""
         qid = np.asarray(qid)
@@ -159,7 +176,7 @@ class QueryCollection:
         return cls(X=None, labels=None, ptr=ptr, query_ids=qid[np.sort(first_row)], rows=rows)
 
     @classmethod
-    def from_arrays(cls, X, y, qid):
+    def from_arrays(cls, X: Any, y: Vector, qid: Vector) -> QueryCollection:
         """Check X (see ``check_features``), y and qid once and group the documents."""
         X = check_features(X)
         y = check_labels(y, X.shape[0])
@@ -169,14 +186,14 @@ class QueryCollection:
         return cls.from_checked(X, y, qid)
 
     @classmethod
-    def from_validated(cls, X, y, qid):
+    def from_validated(cls, X: Any, y: Vector, qid: Vector) -> QueryCollection:
         """The collection of an estimator's training data after scikit-learn's validate_data
         (y numbers, finite, one per row: left as they are) and svmmap.core.base.check_qid (one
         query id per row): X's values are scanned (``check_features``), nothing else."""
         return cls.from_checked(check_features(X), np.asarray(y, dtype=np.float64), qid)
 
     @classmethod
-    def from_checked(cls, X, y, qid):
+    def from_checked(cls, X: CheckedX, y: FloatArray, qid: Vector) -> QueryCollection:
         """Group documents a boundary has already checked -- X in ``check_features`` form,
         y float64 finite labels and qid one id per row (``from_arrays``, or the reader
         svmmap.data.io.load_svmlight, which refuses what ``check_features`` refuses, naming the
@@ -187,14 +204,14 @@ class QueryCollection:
             y = y[grouping.rows]
         return replace(grouping, X=X, labels=y)
 
-    def with_features(self, X):
+    def with_features(self, X: CheckedX) -> QueryCollection:
         """The same documents with other features (rows in this collection's grouped order,
         already in ``check_features`` form: a transform's output is not checked again)."""
         if X.shape[0] != len(self.rows):
             raise ValueError(f"{X.shape[0]} feature rows for {len(self.rows)} documents")
         return replace(self, X=X)
 
-    def grouping(self):
+    def grouping(self) -> QueryCollection:
         """The grouping of this collection's own (grouped) rows: ptr and query ids, rows the
         identity, no features or labels."""
         return QueryCollection(X=None, labels=None, ptr=self.ptr, query_ids=self.query_ids,
@@ -203,36 +220,39 @@ class QueryCollection:
     # -- shape ----------------------------------------------------------------------------
 
     @property
-    def n_queries(self):
+    def n_queries(self) -> int:
+        """The number of queries."""
         return len(self.ptr) - 1
 
     @property
-    def n_documents(self):
+    def n_documents(self) -> int:
+        """The number of documents."""
         return len(self.rows)
 
     @property
-    def n_features(self):
+    def n_features(self) -> int:
+        """The number of feature columns of X."""
         return self.X.shape[1]
 
     @cached_property
-    def sizes(self):
+    def sizes(self) -> IntpArray:
         """Number of documents of each query."""
         return np.diff(self.ptr)
 
     @cached_property
-    def is_contiguous(self):
+    def is_contiguous(self) -> bool:
         """True when the input rows were already grouped (rows is the identity)."""
         return bool(np.all(self.rows == np.arange(len(self.rows))))
 
     # -- what the kernels read, made once -------------------------------------------------
 
     @cached_property
-    def grouped_qid(self):
+    def grouped_qid(self) -> np.ndarray:
         """The query id of every grouped document."""
         return self.query_ids[self.query_of_doc]
 
     @cached_property
-    def input_qid(self):
+    def input_qid(self) -> np.ndarray:
         """The query id of every input row, in input order (``rows`` a permutation: a
         collection made by ``from_arrays`` or ``from_checked``, not a ``subset``)."""
         qid = np.empty(len(self.rows), dtype=self.query_ids.dtype)
@@ -240,22 +260,22 @@ class QueryCollection:
         return qid
 
     @cached_property
-    def query_of_doc(self):
+    def query_of_doc(self) -> IntpArray:
         """intp (m,): the query number of every grouped document."""
         return query_index(self.ptr)
 
     @cached_property
-    def relevant(self):
+    def relevant(self) -> npt.NDArray[np.uint8]:
         """uint8 (m,): 1 for a relevant document (label > 0)."""
         return (self.labels > 0).astype(np.uint8)
 
     @cached_property
-    def kernel_X(self):
+    def kernel_X(self) -> CheckedX:
         """X as the fused kernels read it: the ndarray itself, or the CSRArrays of a sparse X
         (intp indices: converted here, once per collection)."""
         return csr_for_kernels(self.X) if is_sparse(self.X) else self.X
 
-    def relevant_counts(self):
+    def relevant_counts(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """(|P|, |N|) of every query."""
         n_rel = np.bincount(self.query_of_doc, weights=self.relevant,
                             minlength=self.n_queries).astype(np.int64)
@@ -263,7 +283,7 @@ class QueryCollection:
 
     # -- sub-collections ------------------------------------------------------------------
 
-    def subset(self, queries):
+    def subset(self, queries: Vector) -> QueryCollection:
         """The collection restricted to the given query numbers (kept in their order)."""
         queries = np.asarray(queries, dtype=np.intp)
         starts, stops = self.ptr[queries], self.ptr[queries + 1]
@@ -275,7 +295,8 @@ class QueryCollection:
                                labels=None if self.labels is None else self.labels[docs],
                                ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
 
-    def query_weights(self, weights, queries=None):
+    def query_weights(self, weights: FloatArray, queries: IntpArray | None = None
+                      ) -> FloatArray:
         """v_q of every query (of the query numbers ``queries``, if given) from per-row
         weights (``check_sample_weight``, indexed by the rows the collection was made from),
         which must be constant within each of those queries."""
@@ -293,7 +314,7 @@ class QueryCollection:
                 "weight)")
         return lowest
 
-    def trainable_queries(self):
+    def trainable_queries(self) -> tuple[IntpArray, int, int]:
         """The query numbers of the queries that carry constraints (at least one relevant and
         one non-relevant document), and how many lack each.  Returns (queries (intp),
         n_without_relevant, n_all_relevant)."""
@@ -302,7 +323,7 @@ class QueryCollection:
         return (np.flatnonzero(usable), int(np.sum(n_rel == 0)),
                 int(np.sum((n_rel > 0) & (n_non == 0))))
 
-    def trainable(self):
+    def trainable(self) -> tuple[QueryCollection, int, int]:
         """Split off the queries that carry constraints, as a collection of their own (a copy
         of their rows unless every query carries constraints; training addresses them in
         place through ``trainable_queries`` instead).  Returns (collection,

@@ -123,6 +123,7 @@ class Normalizer:
 
     @classmethod
     def from_state(cls, state):
+        """The normaliser a model file's ``state()`` record describes."""
         return cls(state["kind"], state["shift"], state["scale"])
 
 

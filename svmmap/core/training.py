@@ -15,6 +15,7 @@ through their bins (BinnedArrays: svmmap.features, never the indicator matrix).
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import warnings
@@ -38,10 +39,12 @@ from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
-    from ._typing import Callbacks, Vector
+    from svmstruct_api.plugin import StructuredModel
+
+    from ._typing import Callbacks, FloatArray, IntArray, Vector
     from .collection import QueryCollection
 
 
@@ -89,9 +92,9 @@ class Problem:
     n_queries_used: int
     n_queries_without_relevant: int
     n_queries_all_relevant: int
-    feature_map: object = None
-    normalizer: Normalizer = None
-    per_query_normalized: bool = None
+    feature_map: Any = None
+    normalizer: Normalizer | None = None
+    per_query_normalized: bool | None = None
 
 
 @dataclass
@@ -105,14 +108,14 @@ class FittedModel:
 
     coef: np.ndarray
     intercept: float
-    training_result: TrainingResult = None
-    feature_map: object = None
-    normalizer: Normalizer = None
-    per_query_normalized: bool = None
-    n_queries_used: int = None
-    n_queries_without_relevant: int = None
-    n_queries_all_relevant: int = None
-    selection: dict = None
+    training_result: TrainingResult | None = None
+    feature_map: Any = None
+    normalizer: Normalizer | None = None
+    per_query_normalized: bool | None = None
+    n_queries_used: int | None = None
+    n_queries_without_relevant: int | None = None
+    n_queries_all_relevant: int | None = None
+    selection: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, problem, result, selection=None):
@@ -188,7 +191,7 @@ class FittedModel:
 
 
 def fit(params: dict[str, Any], data: QueryCollection | tuple[Any, ...],
-        sample_weight: Vector | None = None, callbacks: Callbacks = (),
+        sample_weight: Vector | Mapping[Any, float] | None = None, callbacks: Callbacks = (),
         make_problem: Callable[[dict[str, Any], Any, Vector | None], Problem] | None = None,
         ) -> FittedModel:
     """The one training driver: the FittedModel of ``params`` (SVMMap's constructor
@@ -293,23 +296,19 @@ def warn_caller(message):
     warnings.warn(message, stacklevel=level)
 
 
-def make_plugin(params, collection, document_weights=None, queries=None):
+def make_plugin(params: Mapping[str, Any], collection: QueryCollection,
+                document_weights: FloatArray | None = None, queries: IntArray | None = None
+                ) -> StructuredModel:
     """The structured model of ``params["loss"]`` over the training collection: the plugin
-    its measure's registry record names (svmmap.core.measures), with the settings that plugin
-    takes (``document_weights``: AccuracyPlugin only, per document in grouped order;
-    ``queries``: the ranking plugins' training queries, None for all: see RankingPlugin)."""
-    loss, n_threads = params["loss"], params["n_threads"]
-    name = MEASURES[parse_loss(loss)[0]].plugin
-    plugin = plugin_class(name)
-    if name == "AccuracyPlugin":
-        return plugin(collection, cost_ratio=params["cost_ratio"],
-                      document_weights=document_weights)
-    if name == "MapPlugin":
-        return plugin(collection, n_threads=n_threads, oracle=params["oracle"],
-                      queries=queries)
-    if name == "MeasurePlugin":
-        return plugin(collection, loss, n_threads=n_threads, queries=queries)
-    return plugin(collection, n_threads=n_threads, queries=queries)
+    its measure's registry record names (svmmap.core.measures: ``Measure.plugin``), given the
+    settings its constructor names, each by its name: a parameter of ``params`` (``loss``,
+    ``n_threads``, ``oracle``, ``cost_ratio``, ...), ``document_weights`` (per document in
+    grouped order; AccuracyPlugin) or ``queries`` (the ranking plugins' training queries,
+    None for all: see RankingPlugin).  A new plugin takes what it needs by naming it."""
+    plugin = plugin_class(MEASURES[parse_loss(params["loss"])[0]].plugin)
+    settings = {**params, "document_weights": document_weights, "queries": queries}
+    wanted = list(inspect.signature(plugin).parameters)[1:]  # after the collection
+    return plugin(collection, **{name: settings[name] for name in wanted if name in settings})
 
 
 def learner(params, C, callbacks=()):
