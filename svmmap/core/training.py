@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from svmstruct_api.plugin import StructuredModel
 
-    from ._typing import Callbacks, FloatArray, IntArray, Vector
+    from ._typing import Callbacks, FloatArray, IntArray, QueryWeights
     from .collection import QueryCollection
 
 
@@ -191,8 +191,8 @@ class FittedModel:
 
 
 def fit(params: dict[str, Any], data: QueryCollection | tuple[Any, ...],
-        sample_weight: Vector | Mapping[Any, float] | None = None, callbacks: Callbacks = (),
-        make_problem: Callable[[dict[str, Any], Any, Vector | None], Problem] | None = None,
+        sample_weight: QueryWeights = None, callbacks: Callbacks = (),
+        make_problem: Callable[[dict[str, Any], Any, QueryWeights], Problem] | None = None,
         ) -> FittedModel:
     """The one training driver: the FittedModel of ``params`` (SVMMap's constructor
     arguments) trained at ``params["C"]`` on ``data``, the checked QueryCollection of the
