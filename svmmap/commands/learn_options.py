@@ -6,6 +6,7 @@ they describe -- all before numpy is imported (``--help`` and argument errors st
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +88,8 @@ def learn_params(parser: argparse.ArgumentParser, args: argparse.Namespace) -> d
         if args.algorithm == "4" else 0)
     flags = learn_flags()
     for C in args.C:  # every C of a path, as the estimator checks one
-        check_params(parser, lambda C=C: check_svmmap("SVMMap", {**params, "C": C}), flags)
+        check_params(parser, functools.partial(check_svmmap, "SVMMap", {**params, "C": C}),
+                     flags)
     if features is not None:
         check_params(parser, features.check_params, flags)
     return params
