@@ -67,12 +67,12 @@ from .kernels._csr import as_scipy
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import Self, Union
+    from typing import Any, Self, Union
 
     import dask.dataframe
     import numpy.typing as npt
 
-    from .core._typing import Callbacks, Matrix, PathLike, Vector
+    from .core._typing import Callbacks, FloatArray, Matrix, PathLike, Vector
     from .features import BinnedFeatureMap
 
     #: what DaskSVMMap takes: Dask collections (kept on the workers) or local data
@@ -115,7 +115,7 @@ class DaskSVMMap(SVMMap):
 
     _parameter_rules = rules_for(DASK)
 
-    def check_params(self):
+    def check_params(self) -> None:
         """SVMMap's validation, then what the distributed trainer supports."""
         super().check_params()
         if self.loss == "acc":
@@ -254,7 +254,8 @@ class DistributedRankingModel(StructuredModel):
     to the client, which the distributed model never does.
     """
 
-    def __init__(self, X, y, qid, client, plugin_params):
+    def __init__(self, X: da.Array, y: da.Array, qid: da.Array, client: Client,
+                 plugin_params: dict[str, Any]) -> None:
         self.client = client
         blocks = zip(X.to_delayed().ravel(), y.to_delayed().ravel(), qid.to_delayed().ravel())
         self.partitions = client.compute(
@@ -267,12 +268,12 @@ class DistributedRankingModel(StructuredModel):
             (int(c) for c in counts)
         self.n_features = int(X.shape[1])
 
-    def release(self):
+    def release(self) -> None:
         """Drop the persisted partitions (the cluster frees their memory)."""
         for future in self.partitions:
             future.release()
 
-    def most_violated_constraints(self, w):
+    def most_violated_constraints(self, w: FloatArray) -> SummedConstraint:
         """The fused pass on every partition; sum_q Delta_q and sum_q dpsi_q over all
         queries, reduced pairwise in partition order."""
         w = np.ascontiguousarray(w, dtype=np.float64)
@@ -286,7 +287,7 @@ class DistributedRankingModel(StructuredModel):
         return SummedConstraint(n=self.n_examples, loss=loss, dpsi=dpsi)
 
     @staticmethod
-    def scoring_function(w):
+    def scoring_function(w: FloatArray) -> tuple[FloatArray, float]:
         """(coef, intercept) of the learned ranking function: w itself, no intercept."""
         return w, 0.0
 
@@ -301,14 +302,15 @@ class Partition:
     """One partition on a worker: the ranking plugin of its trainable queries (None if it has
     none) and its query counts."""
 
-    def __init__(self, plugin, n_queries, n_trainable, n_without_relevant, n_all_relevant,
-                 n_features):
+    def __init__(self, plugin: StructuredModel | None, n_queries: int, n_trainable: int,
+                 n_without_relevant: int, n_all_relevant: int, n_features: int) -> None:
         self.plugin = plugin
         self.counts = (n_queries, n_trainable, n_without_relevant, n_all_relevant)
         self.n_features = n_features
 
     @classmethod
-    def build(cls, X, y, qid, loss, n_threads, oracle):
+    def build(cls, X: Matrix, y: Vector, qid: Vector, loss: str, n_threads: int,
+              oracle: str) -> Partition:
         """The partition of one chunk of (X, y, qid), on the worker that holds it."""
         if isinstance(X, np.ndarray) and X.ctypes.data % 16:
             # a chunk can arrive in a buffer the transfer left at any byte offset; BLAS sums
@@ -326,16 +328,16 @@ class Partition:
         return cls(plugin, collection.n_queries, len(queries), n_without_relevant,
                    n_all_relevant, collection.n_features)
 
-    def summary(self):
+    def summary(self) -> tuple[int, int, int, int, int]:
         """(queries, trainable queries, without relevant, all relevant, features)."""
         return (*self.counts, self.n_features)
 
-    def constraint_sum(self, w):
+    def constraint_sum(self, w: FloatArray) -> tuple[float, FloatArray]:
         """(sum_q Delta_q, sum_q dpsi_q) over the partition's trainable queries at w."""
         if self.plugin is None:
             return 0.0, np.zeros(self.n_features)
         batch = self.plugin.most_violated_constraints(w)
-        return float(batch.loss.sum()), batch.dpsi.sum(axis=0)
+        return float(np.sum(batch.loss)), batch.dpsi.sum(axis=0)
 
 
 def _add(a, b):
@@ -467,10 +469,10 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
     return X, y, qid
 
 
-def expand_paths(paths):
+def expand_paths(paths: PathLike | Sequence[PathLike]) -> list[str]:
     """The shard files named by a glob, a path or a list of them (sorted within a glob)."""
     entries = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    files = []
+    files: list[str] = []
     for entry in entries:
         entry = os.fspath(entry)
         matches = sorted(glob.glob(entry)) if glob.has_magic(entry) else [entry]

@@ -73,12 +73,13 @@ class RuleChecked:
         if "_parameter_rules" in cls.__dict__:
             cls._parameter_constraints = sklearn_constraints(cls._parameter_rules)
 
-    def check_params(self):
+    def check_params(self) -> None:
         """Validate every parameter (types, ranges, and the scopes of options that apply only
         under another option's value); raise ``InvalidParameterError`` (a ValueError) naming
         the parameter."""
         try:
-            self._check_param_rules(self.get_params(deep=False))
+            # a mixin of BaseEstimator, which defines get_params
+            self._check_param_rules(self.get_params(deep=False))  # type: ignore[attr-defined]
         except ParameterError as exc:
             raise InvalidParameter(str(exc)) from None
 
@@ -216,7 +217,7 @@ class BaseRanker(RuleChecked, BaseEstimator):
         return params
 
 
-def check_qid(qid, n_rows, name="qid"):
+def check_qid(qid: Vector | None, n_rows: int, name: str = "qid") -> np.ndarray:
     """The query id of every row; None means one query holding every row.
 
     Query ids are integers, strings or finite floats, all of one kind: an object array
@@ -224,18 +225,18 @@ def check_qid(qid, n_rows, name="qid"):
     query "1"?), and so are missing ids (None, NaN)."""
     if qid is None:
         return np.zeros(n_rows, dtype=np.int64)
-    qid = np.asarray(qid)
-    if qid.ndim != 1:
-        raise InputFormatError(f"qid must be one-dimensional, got shape {qid.shape}")
-    if len(qid) != n_rows:
-        raise InputFormatError(f"X has {n_rows} rows but {name} has {len(qid)} entries")
-    if qid.dtype == object:
-        qid = _uniform_qid(qid)
-    if qid.dtype.kind not in "iubfUS":
-        raise InputFormatError(f"qid must hold integers or strings, got dtype {qid.dtype}")
-    if qid.dtype.kind == "f" and not np.all(np.isfinite(qid)):
+    ids = np.asarray(qid)
+    if ids.ndim != 1:
+        raise InputFormatError(f"qid must be one-dimensional, got shape {ids.shape}")
+    if len(ids) != n_rows:
+        raise InputFormatError(f"X has {n_rows} rows but {name} has {len(ids)} entries")
+    if ids.dtype == object:
+        ids = _uniform_qid(ids)
+    if ids.dtype.kind not in "iubfUS":
+        raise InputFormatError(f"qid must hold integers or strings, got dtype {ids.dtype}")
+    if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
         raise InputFormatError("qid holds NaN or infinity: every row needs a query id")
-    return qid
+    return ids
 
 
 def _uniform_qid(qid):
