@@ -32,6 +32,15 @@ svmmap's default 1e-6), and the same fit of svmmap reports the first iteration a
 own certified gap (P_best - D) / P_best was that small: the iterations the same
 certificate takes, beside the iterations to svmmap's stop.
 
+With ``--match-gap`` each round also runs svmmap_learn with ``--rel-gap`` set to the relative
+gap svm_rank certified in that round, right after svm_rank (svmmap default, svm_rank,
+svmmap matched): the time ratio to that round's svm_rank, svmmap's status and iterations at
+that stop and the relative gap it certified, in a second table beside the ratio and the
+iterations at svmmap's default stop.  Both gaps are (P(w) - D) / P(w) of each program's own
+1-slack problem at the w it returns, D the dual value of its last working-set QP's
+multipliers (benchmarks/results/issue33_solver3.md: the same certificate, on different
+objectives).
+
 What is run, per (dataset, C), ``--repeats`` times, alternating (svmmap first, then
 svm_rank, then again; with ``--reference CHECKOUT`` that checkout's svmmap_learn first in each
 round, for before/after ratios from the same run):
@@ -135,14 +144,23 @@ def svmmap_learn(checkout, directory, environment):
             [str(checkout)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
 
 
-def svmmap_command(learn, train, model, C):
-    return [learn, "-v", "0", "-c", f"{C:g}", str(train), str(model)]
+def svmmap_command(learn, train, model, C, rel_gap=None):
+    """svmmap_learn at C (with ``rel_gap``: ``--rel-gap rel_gap`` instead of the default
+    stop)."""
+    return [learn, "-v", "0", "-c", f"{C:g}",
+            *([] if rel_gap is None else ["--rel-gap", repr(rel_gap)]), str(train), str(model)]
 
 
 def svmmap_outcome(model):
     """(status, iterations) from the model file's training record."""
     training = json.loads(Path(model).read_text())["training"]
     return training.get("status"), training.get("iterations")
+
+
+def svmmap_relative_gap(model):
+    """The relative duality gap certified at the stop, from the model file's training record
+    (None when it does not say)."""
+    return json.loads(Path(model).read_text())["training"].get("relative_gap")
 
 
 def svm_rank_iterations(output):
@@ -206,13 +224,19 @@ def profile(checkout, train, C, svm_rank_gap=None):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=None):
+def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=None,
+            match_gap=False):
     """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C;
     ``ours_learn`` / ``reference_learn``: (svmmap_learn, environment) of the revision
     measured and of a reference checkout also run in each round (its median, ratio to
     svm_rank and iterations).  Each svmmap_learn runs once before the timed rounds (it
-    writes the bytecode cache, as pip does at install)."""
+    writes the bytecode cache, as pip does at install).  With ``match_gap``, each round
+    also runs ``ours_learn`` with ``--rel-gap`` the relative gap svm_rank certified in that
+    round, right after svm_rank: its median time, its ratio to that round's svm_rank
+    (median), its status, iterations and the relative gap it certified."""
     ours, theirs, ratios, before, before_ratios = [], [], [], [], []
+    matched, matched_ratios, matched_gaps, matched_targets = [], [], [], []
+    matched_status = matched_iterations = None
     status = iterations = rank_iterations = rank_working_set = before_iterations = None
     rank_gap = None
     model = Path(directory) / "model.json"
@@ -243,12 +267,29 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
         ratios.append(ours[-1] / theirs[-1])
         if reference_learn:
             before_ratios.append(before[-1] / theirs[-1])
+        if match_gap and rank_gap is not None:
+            seconds, done = run(svmmap_command(ours_learn[0], train, model, C, rank_gap),
+                                ours_learn[1])
+            if done.returncode != 0:
+                raise RuntimeError(f"svmmap_learn --rel-gap {rank_gap!r} failed on {train}: "
+                                   f"{done.stderr.strip()}")
+            matched.append(seconds)
+            matched_ratios.append(seconds / theirs[-1])
+            matched_targets.append(rank_gap)
+            matched_status, matched_iterations = svmmap_outcome(model)
+            matched_gaps.append(svmmap_relative_gap(model))
     row = {"svmmap_seconds": statistics.median(ours),
            "svm_rank_seconds": statistics.median(theirs),
            "ratio": statistics.median(ratios), "ratios": ratios,
            "svmmap_status": status, "svmmap_iterations": iterations,
            "svm_rank_iterations": rank_iterations, "svm_rank_working_set": rank_working_set,
            "svm_rank_relative_gap": rank_gap}
+    if matched:
+        row.update(matched_seconds=statistics.median(matched),
+                   matched_ratio=statistics.median(matched_ratios),
+                   matched_ratios=matched_ratios, matched_targets=matched_targets,
+                   matched_status=matched_status, matched_iterations=matched_iterations,
+                   matched_relative_gaps=matched_gaps)
     if reference_learn:
         row.update(reference_seconds=statistics.median(before),
                    reference_ratio=statistics.median(before_ratios),
@@ -296,6 +337,32 @@ def table(rows):
     return "\n".join(lines)
 
 
+def matched_table(rows):
+    """The --match-gap rows: svmmap stopped at the relative gap svm_rank certified in the
+    same round, beside svmmap at its default stop."""
+    lines = ["| set | C (svm_rank -c) | seed | svm_rank's certified relative gap | svmmap s at "
+             "matched gap | svm_rank s | time ratio at matched gap (median of runs) | "
+             "iterations at matched gap: svmmap / svm_rank (ratio) | svmmap status at matched "
+             "gap, relative gap it certified | time ratio at default stop | iterations at "
+             "default stop: svmmap / svm_rank |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "matched_ratio" not in r:
+            continue
+        shape, _, seed = r["dataset"].partition(":")
+        final = max(g for g in r["matched_relative_gaps"] if g is not None) \
+            if any(g is not None for g in r["matched_relative_gaps"]) else None
+        lines.append(
+            f"| {shape} | {r['C']:g} ({r['C'] / 100:g}) | {seed or '-'} | "
+            f"{r['svm_rank_relative_gap']:.3g} | {r['matched_seconds']:.2f} | "
+            f"{r['svm_rank_seconds']:.2f} | {r['matched_ratio']:.2f} | "
+            f"{r['matched_iterations']} / {r['svm_rank_iterations']} "
+            f"({r['matched_iterations'] / r['svm_rank_iterations']:.2f}) | "
+            f"{r['matched_status']}, {'-' if final is None else f'{final:.3g}'} | "
+            f"{r['ratio']:.2f} | {r['svmmap_iterations']} / {r['svm_rank_iterations']} |")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--svm-rank", help="path of svm_rank_learn (built outside the repo)")
@@ -316,6 +383,10 @@ def main(argv=None):
                              "it, in a temporary virtual environment (_common.installed); "
                              "current: this interpreter's svmmap_learn with the checkout "
                              "first on PYTHONPATH")
+    parser.add_argument("--match-gap", action="store_true",
+                        help="also run svmmap in each round with --rel-gap the relative "
+                             "duality gap svm_rank certified in that round (right after "
+                             "svm_rank): time and iterations at the same certificate")
     parser.add_argument("--note", default="", help="a line recorded with the results")
     parser.add_argument("--name", default="vs_svm_rank",
                         help="results/<name>.md and .json (default vs_svm_rank)")
@@ -343,16 +414,24 @@ def main(argv=None):
             for C in Cs:
                 row = {"dataset": name, "C": C, **measure(args.svm_rank, train, C,
                                                           args.repeats, directory,
-                                                          ours_learn, reference_learn)}
+                                                          ours_learn, reference_learn,
+                                                          args.match_gap)}
                 row["profile"] = profile(common.ROOT, train, C, row["svm_rank_relative_gap"])
                 if args.reference:
                     row["reference_profile"] = profile(args.reference, train, C)
                 rows.append(row)
                 print(table([row]).splitlines()[-1], flush=True)
+                if "matched_ratio" in row:
+                    print(matched_table([row]).splitlines()[-1], flush=True)
     command = "python benchmarks/vs_svm_rank.py --svm-rank SVM_RANK_LEARN " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:])
         if a != args.svm_rank and not a.startswith("--svm-rank"))
     markdown = table(rows) + ("\n\n" + args.note if args.note else "")
+    if any("matched_ratio" in r for r in rows):
+        markdown += ("\n\nAt svm_rank's certificate (--match-gap): svmmap_learn --rel-gap "
+                     "set to the relative gap svm_rank certified in the same round, run "
+                     "right after it; ratios are svmmap / svm_rank of the same round.\n\n"
+                     + matched_table(rows))
     record(args.name, command.strip(), rows, markdown)
     return rows
 

@@ -53,10 +53,11 @@ from typing import TYPE_CHECKING
 from svmstruct_api.plugin import StructuredModel, SummedConstraint
 
 from . import metrics
+from ._dask_partitions import _as_dask_matrix, _is_dataframe, aligned_partitions, query_boundaries
 from .core import training
 from .core.collection import QueryCollection
 from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP
-from .core.params import Anything
+from .core.params import DASK, rules_for
 from .core.training import make_plugin
 from .data import io as _io
 from .data.io import STDIN, group_file
@@ -66,19 +67,19 @@ from .kernels._csr import as_scipy
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import Self, Union
+    from typing import Any, Self, Union
 
     import dask.dataframe
     import numpy.typing as npt
 
-    from .core._typing import Callbacks, Matrix, PathLike, Vector
+    from .core._typing import Callbacks, FloatArray, Matrix, PathLike, Vector
     from .features import BinnedFeatureMap
 
     #: what DaskSVMMap takes: Dask collections (kept on the workers) or local data
     DaskOrLocalMatrix = Union[da.Array, dask.dataframe.DataFrame, Matrix]
     DaskOrLocalVector = Union[da.Array, dask.dataframe.Series, Vector]
 
-__all__ = ["DaskSVMMap", "read_svmlight"]
+__all__ = ["DaskSVMMap", "aligned_partitions", "query_boundaries", "read_svmlight"]
 
 
 
@@ -112,9 +113,9 @@ class DaskSVMMap(SVMMap):
                          rel_gap=rel_gap, normalize=normalize)
         self.client = client
 
-    _parameter_rules = {**SVMMap._parameter_rules, "client": [None, Anything()]}
+    _parameter_rules = rules_for(DASK)
 
-    def check_params(self):
+    def check_params(self) -> None:
         """SVMMap's validation, then what the distributed trainer supports."""
         super().check_params()
         if self.loss == "acc":
@@ -136,14 +137,15 @@ class DaskSVMMap(SVMMap):
 
     # -- training ----------------------------------------------------------------------------
 
-    def fit(self, X: DaskOrLocalMatrix, y: DaskOrLocalVector, qid: DaskOrLocalVector,
-            callbacks: Callbacks | None = None) -> Self:
+    def fit(self, X: DaskOrLocalMatrix, y: DaskOrLocalVector,  # type: ignore[override]
+            qid: DaskOrLocalVector, callbacks: Callbacks | None = None) -> Self:
+        # (Dask collections, qid required: not SVMMap.fit's arguments)
         """Train on the documents X with labels y (relevant: y > 0) grouped by qid, all kept
         on the workers; return self.  ``callbacks`` as in SVMMap.fit."""
         self.check_params()
         client = self._client()
         if _is_dataframe(X):  # the names SVMMap keeps too (svmmap.export uses them)
-            self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
+            self.feature_names_in_ = np.array([str(c) for c in X.columns], dtype=np.object_)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         X, y, qid = aligned_partitions(X, y, qid, client)
@@ -190,8 +192,10 @@ class DaskSVMMap(SVMMap):
                 setattr(local, name, getattr(self, name))
         return local
 
-    def decision_function(self, X: DaskOrLocalMatrix, qid: DaskOrLocalVector | None = None
-                          ) -> da.Array | dask.dataframe.Series:
+    def decision_function(  # type: ignore[override]
+            self, X: DaskOrLocalMatrix, qid: DaskOrLocalVector | None = None
+            ) -> da.Array | dask.dataframe.Series:
+        # (a Dask collection of scores, not SVMMap's ndarray)
         """Scores w.x, one per row, as a Dask array (a Dask Series for a DataFrame), computed
         where the rows are."""
         local = self.to_local()
@@ -207,18 +211,18 @@ class DaskSVMMap(SVMMap):
         return X.map_blocks(local.decision_function, drop_axis=1, dtype=np.float64,
                             meta=np.empty(0, dtype=np.float64))
 
-    predict = decision_function
+    predict = decision_function  # type: ignore[assignment]  # (the Dask scores, as above)
 
-    def score(self, X: DaskOrLocalMatrix, y: DaskOrLocalVector, qid: DaskOrLocalVector,
-              convention: str = "letor") -> float:
+    def score(self, X: DaskOrLocalMatrix, y: DaskOrLocalVector,  # type: ignore[override]
+              qid: DaskOrLocalVector, convention: str = "letor") -> float:
+        # (Dask collections, qid required: not BaseRanker.score's arguments)
         """MAP of the ranking by decision_function (svmmap.metrics, LETOR convention unless
         ``convention="trec_eval"``): per-query AP summed within query-aligned partitions."""
         local = self.to_local()
         client = self._client()
-        X, y, qid = aligned_partitions(X, y, qid, client)
+        blocks = [part.to_delayed().ravel() for part in aligned_partitions(X, y, qid, client)]
         parts = [dask.delayed(_ap_sum)(local, xb, yb, qb, convention)
-                 for xb, yb, qb in zip(X.to_delayed().ravel(), y.to_delayed().ravel(),
-                                       qid.to_delayed().ravel())]
+                 for xb, yb, qb in zip(*blocks)]
         sums = client.gather(client.compute(parts))
         total, count = sum(s for s, _ in sums), sum(c for _, c in sums)
         return total / count if count else float("nan")
@@ -250,7 +254,8 @@ class DistributedRankingModel(StructuredModel):
     to the client, which the distributed model never does.
     """
 
-    def __init__(self, X, y, qid, client, plugin_params):
+    def __init__(self, X: da.Array, y: da.Array, qid: da.Array, client: Client,
+                 plugin_params: dict[str, Any]) -> None:
         self.client = client
         blocks = zip(X.to_delayed().ravel(), y.to_delayed().ravel(), qid.to_delayed().ravel())
         self.partitions = client.compute(
@@ -263,12 +268,12 @@ class DistributedRankingModel(StructuredModel):
             (int(c) for c in counts)
         self.n_features = int(X.shape[1])
 
-    def release(self):
+    def release(self) -> None:
         """Drop the persisted partitions (the cluster frees their memory)."""
         for future in self.partitions:
             future.release()
 
-    def most_violated_constraints(self, w):
+    def most_violated_constraints(self, w: FloatArray) -> SummedConstraint:
         """The fused pass on every partition; sum_q Delta_q and sum_q dpsi_q over all
         queries, reduced pairwise in partition order."""
         w = np.ascontiguousarray(w, dtype=np.float64)
@@ -282,7 +287,7 @@ class DistributedRankingModel(StructuredModel):
         return SummedConstraint(n=self.n_examples, loss=loss, dpsi=dpsi)
 
     @staticmethod
-    def scoring_function(w):
+    def scoring_function(w: FloatArray) -> tuple[FloatArray, float]:
         """(coef, intercept) of the learned ranking function: w itself, no intercept."""
         return w, 0.0
 
@@ -297,14 +302,16 @@ class Partition:
     """One partition on a worker: the ranking plugin of its trainable queries (None if it has
     none) and its query counts."""
 
-    def __init__(self, plugin, n_queries, n_trainable, n_without_relevant, n_all_relevant,
-                 n_features):
+    def __init__(self, plugin: StructuredModel | None, n_queries: int, n_trainable: int,
+                 n_without_relevant: int, n_all_relevant: int, n_features: int) -> None:
         self.plugin = plugin
         self.counts = (n_queries, n_trainable, n_without_relevant, n_all_relevant)
         self.n_features = n_features
 
     @classmethod
-    def build(cls, X, y, qid, loss, n_threads, oracle):
+    def build(cls, X: Matrix, y: Vector, qid: Vector, loss: str, n_threads: int,
+              oracle: str) -> Partition:
+        """The partition of one chunk of (X, y, qid), on the worker that holds it."""
         if isinstance(X, np.ndarray) and X.ctypes.data % 16:
             # a chunk can arrive in a buffer the transfer left at any byte offset; BLAS sums
             # in an order that depends on the alignment, so such a chunk is copied into
@@ -321,15 +328,16 @@ class Partition:
         return cls(plugin, collection.n_queries, len(queries), n_without_relevant,
                    n_all_relevant, collection.n_features)
 
-    def summary(self):
+    def summary(self) -> tuple[int, int, int, int, int]:
+        """(queries, trainable queries, without relevant, all relevant, features)."""
         return (*self.counts, self.n_features)
 
-    def constraint_sum(self, w):
+    def constraint_sum(self, w: FloatArray) -> tuple[float, FloatArray]:
         """(sum_q Delta_q, sum_q dpsi_q) over the partition's trainable queries at w."""
         if self.plugin is None:
             return 0.0, np.zeros(self.n_features)
         batch = self.plugin.most_violated_constraints(w)
-        return float(batch.loss.sum()), batch.dpsi.sum(axis=0)
+        return float(np.sum(batch.loss)), batch.dpsi.sum(axis=0)
 
 
 def _add(a, b):
@@ -340,123 +348,6 @@ def _ap_sum(model, X, y, qid, convention):
     values = metrics.per_query("ap", model.decision_function(X), y, qid,
                                convention=convention).values
     return float(values.sum()), len(values)
-
-
-# -- partitions that hold whole queries ----------------------------------------------------------
-
-def _is_dataframe(obj):
-    return hasattr(obj, "map_partitions") and hasattr(obj, "columns")
-
-
-def _is_series(obj):
-    return hasattr(obj, "map_partitions") and not hasattr(obj, "columns")
-
-
-def _as_dask_matrix(X):
-    if _is_dataframe(X):
-        X = X.to_dask_array(lengths=True)
-    elif not isinstance(X, da.Array):
-        X = da.from_array(X, chunks=(max(X.shape[0], 1), X.shape[1]))
-    if X.ndim != 2:
-        raise InputFormatError(f"X must be two-dimensional, got shape {X.shape}")
-    if np.isnan(X.shape[0]) or any(np.isnan(c) for c in X.chunks[0]):
-        X = X.compute_chunk_sizes()
-    return X.rechunk({1: -1})
-
-
-def _as_dask_vector(v, chunks, name):
-    if _is_series(v):
-        v = v.to_dask_array(lengths=True)
-    elif not isinstance(v, da.Array):
-        v = np.asarray(v).ravel()
-        if len(v) != sum(chunks):
-            raise InputFormatError(f"X has {sum(chunks)} rows but {name} has {len(v)} entries")
-        return da.from_array(v, chunks=(chunks,))
-    if v.ndim != 1:
-        v = v.ravel()
-    if np.isnan(v.shape[0]):
-        v = v.compute_chunk_sizes()
-    if v.shape[0] != sum(chunks):
-        raise InputFormatError(f"X has {sum(chunks)} rows but {name} has {v.shape[0]} entries")
-    return v.rechunk((chunks,))
-
-
-def _qid_summary(qid):
-    """(first id, its leading run, its count, last id, its trailing run, its count, the
-    unique ids, size) of one chunk's query ids."""
-    qid = np.asarray(qid).ravel()
-    if not len(qid):
-        return None, 0, 0, None, 0, 0, qid[:0], 0
-    change = np.flatnonzero(qid[1:] != qid[:-1])
-    lead = int(change[0]) + 1 if len(change) else len(qid)
-    trail = len(qid) - int(change[-1]) - 1 if len(change) else len(qid)
-    return (qid[0], lead, int(np.sum(qid == qid[0])), qid[-1], trail,
-            int(np.sum(qid == qid[-1])), np.unique(qid), len(qid))
-
-
-def aligned_partitions(X, y, qid, client):
-    """(X, y, qid) as Dask arrays with the same row chunks, each holding whole queries.
-
-    A query whose documents run contiguously across chunk boundaries moves whole into the
-    chunk where it starts; a query found in two chunks in any other way is refused with an
-    InputFormatError naming it (sort the rows by qid, or repartition by query).  Empty
-    chunks are dropped."""
-    X = _as_dask_matrix(X)
-    if X.shape[0] == 0:
-        raise InputFormatError("X has no rows")
-    chunks = tuple(int(c) for c in X.chunks[0])
-    y = _as_dask_vector(y, chunks, "y")
-    qid = _as_dask_vector(qid, chunks, "qid")
-    summaries = client.gather(client.compute(
-        [dask.delayed(_qid_summary)(block) for block in qid.to_delayed().ravel()]))
-    cuts = query_boundaries(summaries)
-    if cuts != [int(c) for c in np.cumsum(chunks)]:
-        new_chunks = tuple(int(c) for c in np.diff([0, *cuts]))
-        X, y, qid = X.rechunk((new_chunks, -1)), y.rechunk((new_chunks,)), \
-            qid.rechunk((new_chunks,))
-    return X, y, qid
-
-
-def query_boundaries(summaries):
-    """End rows of the query-aligned chunks, from the chunks' ``_qid_summary``: each chunk
-    end inside a run of one query moves forward to the end of that run."""
-    _check_queries_contiguous(summaries)
-    starts = np.cumsum([0] + [s[7] for s in summaries])
-    nonempty = [k for k, s in enumerate(summaries) if s[7]]
-    cuts = []
-    for position, k in enumerate(nonempty):
-        end = int(starts[k + 1])
-        if cuts and end <= cuts[-1]:
-            continue  # this chunk went whole into the previous one
-        last = summaries[k][3]
-        for j in nonempty[position + 1:]:
-            first, lead, size = summaries[j][0], summaries[j][1], summaries[j][7]
-            if first != last:
-                break
-            end = int(starts[j]) + lead
-            if lead < size:
-                break
-        cuts.append(end)
-    return cuts
-
-
-def _check_queries_contiguous(summaries):
-    """Refuse a query found in two chunks unless its documents there are one contiguous run
-    across the boundary (the end of one non-empty chunk, the start of the next)."""
-    seen = {}  # query id -> the last chunk it was found in
-    for k, (first, lead, first_count, *_, ids, _) in enumerate(summaries):
-        for q in ids.tolist():
-            p = seen.get(q)
-            if p is not None:
-                previous = summaries[p]
-                if not (previous[3] == q and previous[5] == previous[4]
-                        and first == q and first_count == lead
-                        and all(s[7] == 0 for s in summaries[p + 1:k])):
-                    raise InputFormatError(
-                        f"query {q!r} has documents in partitions {p} and {k} that are not "
-                        "one contiguous run: sort the rows by qid or repartition so that "
-                        "each query lies in one partition")
-            seen[q] = k
 
 
 # -- a cluster for the command line ------------------------------------------------------------
@@ -578,10 +469,10 @@ def read_svmlight(paths: PathLike | Sequence[PathLike], n_features: int | None =
     return X, y, qid
 
 
-def expand_paths(paths):
+def expand_paths(paths: PathLike | Sequence[PathLike]) -> list[str]:
     """The shard files named by a glob, a path or a list of them (sorted within a glob)."""
     entries = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    files = []
+    files: list[str] = []
     for entry in entries:
         entry = os.fspath(entry)
         matches = sorted(glob.glob(entry)) if glob.has_magic(entry) else [entry]

@@ -11,9 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 from .core.collection import QueryCollection
 from .core.groups import eval_sets, set_best_score, training_qid
 from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
-from .core.params import check_c_path
+from .core.params import SVMMAP_CV, check_c_path, rules_for
 from .core.selection import (
-    SELECTION_RULES,
     choose,
     fit_c_path,
     holdout_split,
@@ -84,15 +83,14 @@ class SVMMapCV(SVMMap):
         self.select_tol = select_tol
         self.refit = refit
 
-    _parameter_rules = {**{name: rules for name, rules in SVMMap._parameter_rules.items()
-                           if name != "C"}, **SELECTION_RULES}
+    _parameter_rules = rules_for(SVMMAP_CV)
 
     def _check_param_rules(self, params):
         super()._check_param_rules(params)
         check_c_path(self.Cs)
         validation_measure(self.select_metric)
 
-    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,
+    def fit(self, X: Matrix, y: Vector, qid: Vector | None = None,  # type: ignore[override]
             eval_set: EvalSets | None = None, callbacks: Callbacks | None = None, *,
             group: Vector | None = None, eval_group: Sequence[Vector] | None = None,
             eval_qid: Sequence[Vector] | None = None) -> Self:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pyterrier as pt
 
+from .core.params import PARAMETERS, SVMMAP, SVMMAP_CV
 from .errors import InputFormatError
 from .estimator import SVMMap
 from .model_selection import SVMMapCV
@@ -51,8 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SVMMapRanker", "letor_frames"]
 
-#: SVMMapCV's parameters that SVMMap does not have; ``Cs`` set means SVMMapCV
-_CV_ONLY = ("Cs", "select_metric", "holdout", "random_state", "select_tol", "refit")
+#: SVMMapCV's parameters that SVMMap does not have (the parameter table's); ``Cs`` set means
+#: SVMMapCV
+_CV_ONLY = tuple(p.name for p in PARAMETERS if SVMMAP_CV in p.places and SVMMAP not in p.places)
 
 
 def letor_frames(path: PathLike, n_features: int | None = None
@@ -121,9 +123,9 @@ class SVMMapRanker(pt.Estimator):
     def __init__(self, Cs: Sequence[float] | None = None, **params: Any) -> None:
         self.params = {"Cs": Cs, **params}
         self._estimator()  # unknown parameters fail here, not at fit
-        self._data: tuple[pd.DataFrame, pd.DataFrame | None] | None = None
-        self._models: dict[str, SVMMap] = {}
-        self.model_: SVMMap | None = None
+        self._data: tuple[Any, Any] | None = None
+        self._models: dict[str, SVMMap | SVMMapCV] = {}
+        self.model_: SVMMap | SVMMapCV | None = None
 
     def _estimator(self):
         params = dict(self.params)
@@ -180,7 +182,7 @@ class SVMMapRanker(pt.Estimator):
         return pt.model.add_ranks(results)
 
     def transform_outputs(self, columns: list[str]) -> list[str]:
-        """The columns ``transform`` returns for input ``columns``: those plus score and rank."""
+        """The columns ``transform`` returns for input ``columns``: score and rank added."""
         return [*columns, *(c for c in ("score", "rank") if c not in columns)]
 
     def get_parameter(self, name: str) -> Any:

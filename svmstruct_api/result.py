@@ -46,7 +46,7 @@ class TrainingResult:
     dual_objective: float
     max_violation: float
     #: xi_g of the working set at w: one per example (n-slack) or a single one (1-slack)
-    slack: np.ndarray
+    slack: np.ndarray | None
     iterations: int
     working_set_size: int
     seconds: float

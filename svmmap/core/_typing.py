@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any, Union
 
     import numpy as np
@@ -37,3 +37,5 @@ if TYPE_CHECKING:
     EvalSet = Union[tuple[Matrix, Vector], tuple[Matrix, Vector, Vector]]
     EvalSets = Union[EvalSet, Sequence[EvalSet]]
     Callbacks = Union[Callback, Callable[..., Any], Sequence[Union[Callback, Callable[..., Any]]]]
+    #: weights per query: one per row, or a mapping query id -> weight (--query-weights)
+    QueryWeights = Union[Vector, Mapping[Any, float], None]

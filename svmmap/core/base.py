@@ -41,10 +41,10 @@ from .collection import QueryCollection
 from .params import ParameterError, check, sklearn_constraints
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any, Self
+    from typing import Self
 
     from ._typing import Matrix, PathLike, Vector
+    from .rules import Rules, Scopes
 
 #: the value types X is taken in (validate_data's ``dtype``: kept when it is one of them, else
 #: converted to the first): float32 X is read in place by the kernels, never copied to float64
@@ -63,12 +63,10 @@ class RuleChecked:
     from them."""
 
     #: parameter -> list of svmmap.core.params rules (None: None is accepted)
-    _parameter_rules: dict[str, Any] = {}
+    _parameter_rules: Rules = {}
     #: parameter -> (other parameter, its values under which the parameter applies, the
     #: parameter's value that means "not used")
-    _parameter_scopes: dict[str, tuple[str, Any, Any]] = {}
-    #: scikit-learn's BaseEstimator.get_params, which the ranker classes mix in
-    get_params: Callable[..., dict[str, Any]]
+    _parameter_scopes: Scopes = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -80,7 +78,8 @@ class RuleChecked:
         under another option's value); raise ``InvalidParameterError`` (a ValueError) naming
         the parameter."""
         try:
-            self._check_param_rules(self.get_params(deep=False))
+            # a mixin of BaseEstimator, which defines get_params
+            self._check_param_rules(self.get_params(deep=False))  # type: ignore[attr-defined]
         except ParameterError as exc:
             raise InvalidParameter(str(exc)) from None
 

@@ -38,10 +38,17 @@ from .options import MAX_ABS_VALUE
 if TYPE_CHECKING:
     from typing import Any
 
+    import numpy.typing as npt
+
     from ._typing import FloatArray, Vector
 
+    #: X in the form the kernels read (``check_features``): an ndarray, a scipy CSR matrix,
+    #: CSRArrays, or a feature map's BinnedArrays
+    CheckedX = Any
+    IntpArray = npt.NDArray[np.intp]
 
-def check_features(X: Any) -> Any:
+
+def check_features(X: Any) -> CheckedX:
     """Return X as float64 CSR with sorted indices (if sparse: scipy's, or CSRArrays) or a
     C-contiguous float64 2-d ndarray -- float32 when X's values are float32 (kept, not copied:
     the kernels read them in place and compute in float64) -- all finite and at most
@@ -75,10 +82,9 @@ def check_features(X: Any) -> Any:
         flat = int(np.argmax(np.abs(values)))
         if is_sparse(X):
             row = int(np.searchsorted(X.indptr, flat, side="right")) - 1
-            place = (row, int(X.indices[flat]))
+            place: tuple[int, ...] = (row, int(X.indices[flat]))
         else:
-            grid_row, grid_column = np.unravel_index(flat, X.shape)
-            place = (int(grid_row), int(grid_column))
+            place = tuple(int(i) for i in np.unravel_index(flat, X.shape))
         raise InputFormatError(
             f"X[{place[0]}, {place[1]}] = {values.flat[flat]:g}: feature values must be at most "
             f"{MAX_ABS_VALUE:g} in magnitude (scale the features)")
@@ -86,7 +92,7 @@ def check_features(X: Any) -> Any:
 
 
 def check_labels(y: Vector, n_rows: int) -> FloatArray:
-    """y as a flat float64 array of n_rows finite labels (InputFormatError otherwise)."""
+    """y as float64 labels, one per row, all finite."""
     y = np.asarray(y, dtype=np.float64).ravel()
     if len(y) != n_rows:
         raise InputFormatError(f"X has {n_rows} rows but y has {len(y)} labels")
@@ -95,7 +101,7 @@ def check_labels(y: Vector, n_rows: int) -> FloatArray:
     return y
 
 
-def query_index(ptr: np.ndarray) -> np.ndarray:
+def query_index(ptr: IntpArray) -> IntpArray:
     """The query number of every grouped document: g repeated ptr[g + 1] - ptr[g] times."""
     sizes = np.diff(ptr)
     return np.repeat(np.arange(len(sizes), dtype=np.intp), sizes)
@@ -143,7 +149,7 @@ class QueryCollection:
     rows : intp (m,), ``rows[k]`` is the input row of the k-th grouped document.
     """
 
-    X: Any
+    X: CheckedX
     labels: Any
     ptr: np.ndarray
     query_ids: np.ndarray
@@ -187,7 +193,7 @@ class QueryCollection:
         return cls.from_checked(check_features(X), np.asarray(y, dtype=np.float64), qid)
 
     @classmethod
-    def from_checked(cls, X: Any, y: FloatArray, qid: Vector) -> QueryCollection:
+    def from_checked(cls, X: CheckedX, y: FloatArray, qid: Vector) -> QueryCollection:
         """Group documents a boundary has already checked -- X in ``check_features`` form,
         y float64 finite labels and qid one id per row (``from_arrays``, or the reader
         svmmap.data.io.load_svmlight, which refuses what ``check_features`` refuses, naming the
@@ -198,7 +204,7 @@ class QueryCollection:
             y = y[grouping.rows]
         return replace(grouping, X=X, labels=y)
 
-    def with_features(self, X: Any) -> QueryCollection:
+    def with_features(self, X: CheckedX) -> QueryCollection:
         """The same documents with other features (rows in this collection's grouped order,
         already in ``check_features`` form: a transform's output is not checked again)."""
         if X.shape[0] != len(self.rows):
@@ -215,21 +221,21 @@ class QueryCollection:
 
     @property
     def n_queries(self) -> int:
-        """Number of queries."""
+        """The number of queries."""
         return len(self.ptr) - 1
 
     @property
     def n_documents(self) -> int:
-        """Number of documents (m)."""
+        """The number of documents."""
         return len(self.rows)
 
     @property
     def n_features(self) -> int:
-        """Number of feature columns of X."""
+        """The number of feature columns of X."""
         return self.X.shape[1]
 
     @cached_property
-    def sizes(self) -> np.ndarray:
+    def sizes(self) -> IntpArray:
         """Number of documents of each query."""
         return np.diff(self.ptr)
 
@@ -254,22 +260,22 @@ class QueryCollection:
         return qid
 
     @cached_property
-    def query_of_doc(self) -> np.ndarray:
+    def query_of_doc(self) -> IntpArray:
         """intp (m,): the query number of every grouped document."""
         return query_index(self.ptr)
 
     @cached_property
-    def relevant(self) -> np.ndarray:
+    def relevant(self) -> npt.NDArray[np.uint8]:
         """uint8 (m,): 1 for a relevant document (label > 0)."""
         return (self.labels > 0).astype(np.uint8)
 
     @cached_property
-    def kernel_X(self) -> Any:
+    def kernel_X(self) -> CheckedX:
         """X as the fused kernels read it: the ndarray itself, or the CSRArrays of a sparse X
         (intp indices: converted here, once per collection)."""
         return csr_for_kernels(self.X) if is_sparse(self.X) else self.X
 
-    def relevant_counts(self) -> tuple[np.ndarray, np.ndarray]:
+    def relevant_counts(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """(|P|, |N|) of every query."""
         n_rel = np.bincount(self.query_of_doc, weights=self.relevant,
                             minlength=self.n_queries).astype(np.int64)
@@ -289,8 +295,8 @@ class QueryCollection:
                                labels=None if self.labels is None else self.labels[docs],
                                ptr=ptr, query_ids=self.query_ids[queries], rows=self.rows[docs])
 
-    def query_weights(self, weights: FloatArray,
-                      queries: np.ndarray | None = None) -> FloatArray:
+    def query_weights(self, weights: FloatArray, queries: IntpArray | None = None
+                      ) -> FloatArray:
         """v_q of every query (of the query numbers ``queries``, if given) from per-row
         weights (``check_sample_weight``, indexed by the rows the collection was made from),
         which must be constant within each of those queries."""
@@ -308,7 +314,7 @@ class QueryCollection:
                 "weight)")
         return lowest
 
-    def trainable_queries(self) -> tuple[np.ndarray, int, int]:
+    def trainable_queries(self) -> tuple[IntpArray, int, int]:
         """The query numbers of the queries that carry constraints (at least one relevant and
         one non-relevant document), and how many lack each.  Returns (queries (intp),
         n_without_relevant, n_all_relevant)."""

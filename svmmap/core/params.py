@@ -1,315 +1,304 @@
-"""Parameter rules: what values each estimator parameter takes, declared once and checked
-without scikit-learn.
+"""The parameter table: every training parameter declared once.
 
-Every svmmap estimator declares ``_parameter_rules``: parameter -> list of rules, a value
-being valid when one rule of its list accepts it (``None`` in a list accepts None).  The
-command-line tools check their options with the same rules (``check``) before importing
-numpy or scikit-learn, and the estimators check theirs in ``check_params``, so the API and
-the CLI accept and reject exactly the same values with the same message.  Each rule also
-names its scikit-learn counterpart (``sklearn_constraint``), from which svmmap.core.base derives
-the ``_parameter_constraints`` scikit-learn's own tools read (its estimator checks generate
-invalid values from them).
+A :class:`Parameter` says, for one parameter: its name (the estimator parameter's, the long
+option's and the model-file key's), its default, its rules (svmmap.core.rules), where it
+applies (:data:`SVMMAP`, :data:`SVMMAP_CV`, :data:`DASK`, :data:`STAGE`, :data:`LEARN`), its
+command-line flags with argparse's details and help, and, when it applies only under another
+parameter's value, that scope.  Everything else derives from :data:`PARAMETERS` or is checked
+against it by a test:
 
-Two rules of the Python language's number tower are kept apart on purpose: ``True`` and
-``False`` are integers to Python, never numbers to these rules (``C=True`` is refused).
+* the rules and defaults that validation uses (:func:`rules_for`, :data:`SVMMAP_RULES`,
+  :data:`SVMMAP_DEFAULTS`, :data:`SVMMAP_SCOPES`; svmmap.core.base turns them into
+  scikit-learn's ``_parameter_constraints``);
+* the ``svmmap_learn`` parser (svmmap.commands.learn adds every option of the table) and the
+  parameters it trains with (``learn_params``);
+* the estimators' signatures (SVMMap, SVMMapCV, DaskSVMMap, svmmap.pyterrier's stage: explicit,
+  as scikit-learn needs, and checked against :func:`defaults_for` by tests/api/test_table.py);
+* the manual's glossary and command-line page (checked by the same tests).
+
+Adding a training parameter: a row here, its implementation (svmmap.core.training), a test.
+This module imports no numpy: ``svmmap_learn`` checks its options with it before any.
 """
 
+from __future__ import annotations
+
 import math
-from numbers import Integral, Number, Real
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from svmstruct_api.options import FORMULATIONS, QP_SOLVERS
 
-from . import measures
-from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, ORACLES
+from . import text_values as text
+from .measures import help_text
+from .options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL, DTYPES, ORACLES
+from .rules import (
+    Anything,
+    Boolean,
+    InstanceOf,
+    Interval,
+    LossName,
+    OneOf,
+    ParameterError,
+    Rule,
+    Sequence,
+    Text,
+    Verbosity,
+    check,
+    check_c_path,
+    sklearn_constraints,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+
+    from .rules import Rules, Scopes
+
+__all__ = ["PARAMETERS", "Parameter", "ParameterError", "Rule", "check", "check_c_path",
+           "check_svmmap", "defaults_for", "rules_for", "sklearn_constraints", "Anything",
+           "Boolean", "InstanceOf", "Interval", "LossName", "OneOf", "Sequence", "Text",
+           "Verbosity"]
+
+#: where a parameter applies: the estimators, PyTerrier's stage and the command
+SVMMAP, SVMMAP_CV, DASK, STAGE, LEARN = \
+    "SVMMap", "SVMMapCV", "DaskSVMMap", "SVMMapRanker", "svmmap_learn"
+#: every place an SVMMap parameter applies, and where SVMMapCV's own do
+EVERYWHERE = frozenset({SVMMAP, SVMMAP_CV, DASK, STAGE, LEARN})
+PATH = frozenset({SVMMAP_CV, STAGE, LEARN})
+
+#: -w / --algorithm: SVMstruct's numbers and the estimator's names; 4 is 1-slack with the
+#: constraint cache
+ALGORITHMS = {"0": "n-slack", "n-slack": "n-slack", "3": "1-slack", "1-slack": "1-slack",
+              "4": "1-slack"}
+#: -w 4: 1-slack with the constraint cache, this many outputs per query unless --cache-size
+DEFAULT_CACHE_SIZE = 5
+#: --acc-variant: the paper's repairs of SVM-ACC: 2 weighs false negatives (cost ratio), 3
+#: and 4 bin within-query percentiles / min-max normalised scores
+ACC_VARIANTS = (2, 3, 4)
+PER_QUERY = {3: "percentile", 4: "minmax"}
+#: --acc-variant 3 and 4 bin at this many thresholds unless --n-thresholds
+DEFAULT_THRESHOLDS = 50
+_SAME = object()
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One training parameter (module docstring).
+
+    ``name``, ``default`` (the estimators'), ``rules`` (None: an option of the command alone,
+    its value checked by its ``cli["type"]``), ``places`` (where it applies), ``flags`` (the
+    command's option strings: SVMstruct's short flag, the long name ``--name``, aliases),
+    ``cli`` (argparse's ``add_argument`` details besides flags, dest, default and help),
+    ``help`` (the option's help, or a function giving it when the parser is made: the
+    measures' names it lists may grow after import), ``defaults`` (place -> a default
+    other than ``default``: the command's, the stage's), ``scope`` ((other parameter, its
+    values under which this one applies): another value of this one than its default is
+    refused outside them),
+    ``via`` (the option that sets it on the command line when it has none of its own) and
+    ``exclusive`` (options of one such name exclude each other)."""
+
+    name: str
+    default: Any
+    rules: tuple[Rule | None, ...] | None
+    places: frozenset[str]
+    flags: tuple[str, ...] = ()
+    help: str | Callable[[], str] = ""
+    cli: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    scope: tuple[str, frozenset[Any]] | None = None
+    via: str | None = None
+    exclusive: str | None = None
+
+    def default_in(self, place: str) -> Any:
+        """The default where ``place`` (a place of ``places``) takes this parameter."""
+        return self.defaults.get(place, self.default)
+
+    def flag(self) -> str:
+        """The option a command-line error names: its short flag and long name (``-c/--C``),
+        or the option that sets it (``via``)."""
+        if not self.flags:
+            return next(p.flag() for p in PARAMETERS if p.name == self.via)
+        short = [f for f in self.flags if not f.startswith("--")]
+        return "/".join([*short, next(f for f in self.flags if f.startswith("--"))])
+
+    def argparse(self) -> tuple[tuple[str, ...], dict[str, Any]]:
+        """(flags, keywords) of argparse's ``add_argument`` for this parameter's option."""
+        return self.flags, {"dest": self.name, "default": self.default_in(LEARN),
+                            "help": self.help if isinstance(self.help, str) else self.help(),
+                            **self.cli}
+
+
+def _svm(name: str, default: Any, rules: Iterable[Rule | None], **details: Any) -> Parameter:
+    """A parameter of SVMMap (and so of every estimator and of the command)."""
+    return Parameter(name, default, tuple(rules), details.pop("places", EVERYWHERE), **details)
+
+
+def _command(name: str, flags: tuple[str, ...], help: str, **cli: Any) -> Parameter:
+    """An option of svmmap_learn alone (its value checked by its type)."""
+    exclusive = cli.pop("exclusive", None)
+    return Parameter(name, cli.pop("default", None), None, frozenset({LEARN}), flags, help,
+                     cli, exclusive=exclusive)
+
+
+_POSITIVE = Interval(0, math.inf, closed="neither")
+
+#: the parameter table, in the order of svmmap_learn's help
+PARAMETERS: tuple[Parameter, ...] = (
+    _svm("C", 1.0, [_POSITIVE], places=EVERYWHERE - {SVMMAP_CV}, flags=("-c", "--C"),
+         cli={"type": text.c_values, "metavar": "C[,C...]"}, defaults={LEARN: [1.0]},
+         help="trade-off C between training error and margin (default 1); several values, "
+              "e.g. 0.1,1,10,100,1000, with --eval-set or --holdout: trained along a "
+              "warm-started path from small to large C, the one best on the validation "
+              "queries kept"),
+    Parameter("Cs", (0.1, 1, 10, 100, 1000), (Sequence(),), PATH, via="C",
+              defaults={STAGE: None}),
+    _command("eval_set", ("--eval-set", "--vali", "--valid"),
+             "validation file that chooses C among the -c values (aliases --vali, --valid)",
+             metavar="FILE"),
+    Parameter("holdout", 0.2, (Interval(0, 1, closed="neither"),), PATH, ("--holdout",),
+              "choose C on this fraction of the training queries, held out at random "
+              "(RankLib's -tvs), instead of an --eval-set file",
+              {"type": text.fraction, "metavar": "FRACTION"}, {LEARN: None}),
+    Parameter("random_state", 0, (Interval(0, None, closed="left", integer=True), None),
+              PATH - {LEARN}),
+    Parameter("refit", True, (Boolean(),), PATH, ("--refit",),
+              "with --holdout: train again on all the training queries at the chosen C (the "
+              "default), or, with --no-refit, keep the model trained without the held-out "
+              "queries (RankLib's -tvs)", {"action": "BooleanOptionalAction"}),
+    Parameter("select_metric", "map", (Text(),), PATH, ("--select-metric",),
+              lambda: f"validation measure that chooses C: {help_text('select')} (default "
+                      "map; with --eval-set or --holdout only)",
+              {"type": text.select_metric, "metavar": "NAME"}, {LEARN: None}),
+    Parameter("select_tol", DEFAULT_SELECT_TOL, (Interval(0, math.inf, closed="left"),), PATH,
+              ("--select-tol",),
+              "validation measures within T of the best are ties, won by the smallest C "
+              f"(default {DEFAULT_SELECT_TOL:g}: equal to 3 decimals; 0: the best; with "
+              "--vali or --holdout only)",
+              {"type": text.select_tol, "metavar": "T"}, {LEARN: None}),
+    _svm("epsilon", DEFAULT_EPSILON, [_POSITIVE, None], flags=("-e", "--epsilon"),
+         cli={"type": text.number_or_off},
+         help="stop when no constraint is violated by more than EPSILON, or 'off' (default "
+              f"{text.shown(DEFAULT_EPSILON)}); with --rel-gap too, the first rule that holds "
+              "stops training"),
+    _svm("rel_gap", DEFAULT_REL_GAP, [Interval(0, 1, closed="neither"), None],
+         flags=("--rel-gap",), cli={"type": text.number_or_off, "metavar": "R"},
+         help="stop when the relative duality gap (primal - dual) / primal is at most R, in "
+              f"(0, 1), or 'off' (default {text.shown(DEFAULT_REL_GAP)})"),
+    _svm("algorithm", "1-slack", [OneOf(*FORMULATIONS)], flags=("-w", "--algorithm"),
+         cli={"choices": list(ALGORITHMS), "metavar": "{0,3,4,n-slack,1-slack}"},
+         defaults={LEARN: "3"},
+         help="0 or n-slack: the paper's Algorithm 1; 3 or 1-slack (default): Joachims et al. "
+              "2009; 4: 1-slack with the constraint cache"),
+    _svm("cache_size", 0, [Interval(0, None, closed="left", integer=True)],
+         flags=("--cache-size",), cli={"type": text.positive_int, "metavar": "N"},
+         defaults={LEARN: None}, scope=("algorithm", frozenset({"1-slack"})),
+         help=f"-w 4: outputs remembered per query (default {DEFAULT_CACHE_SIZE})"),
+    _svm("loss", "map", [LossName()], flags=("-l", "--loss"),
+         cli={"type": text.loss, "metavar": "LOSS"},
+         help=lambda: f"what is optimised: {help_text('loss')}.  map: 1 - AP (default); roc: "
+                      "1 - ROC-area; acc: classification error (SVM with bias); the others: 1 - "
+                      "that measure, with the joint feature map of map and an exact oracle "
+                      "(ndcg: the whole ranking; gain 2^label - 1, discount 1/log2(1 + rank))"),
+    _svm("verbose", 0, [Verbosity()], flags=("-v", "--verbose"), cli={"type": int},
+         defaults={LEARN: 1},
+         help="0 quiet; 1 (default) the data read, a live progress display on stderr while "
+              "training (a line every few seconds when stderr is not a terminal) and the final "
+              "report; 2 a line per iteration instead of the display"),
+    _svm("max_iter", None, [Interval(1, None, closed="left", integer=True), None],
+         flags=("--max-iter",), cli={"type": int},
+         help="stop after this many iterations (model marked not converged)"),
+    _svm("max_time", None, [_POSITIVE, None], flags=("--max-time",), cli={"type": float},
+         help="stop after this many seconds (model marked not converged)"),
+    _svm("n_threads", 1, [Interval(1, None, closed="left", integer=True)],
+         flags=("--n-threads", "--threads"), cli={"type": int},
+         help="threads for reading the data files and for the per-query oracle loop "
+              "(default 1)"),
+    _command("dtype", ("--dtype",),
+             "storage of the feature values read (load_svmlight's dtype): float32 halves it, "
+             "the model being the float64 one of the values rounded to float32 (default "
+             "float64)", choices=DTYPES, default="float64"),
+    _svm("qp_solver", "smo", [OneOf(*QP_SOLVERS)], flags=("--qp-solver",),
+         cli={"choices": QP_SOLVERS},
+         help="working-set QP: warm-started SMO with cvxopt behind it (default) or cvxopt "
+              "alone"),
+    _svm("oracle", "divide", [OneOf(*ORACLES)], flags=("--oracle",), cli={"choices": ORACLES},
+         help="Algorithm 2 variant: exact divide and conquer (default) or the plain scan"),
+    _svm("normalize", None, [OneOf("standard", "minmax"), None], flags=("--normalize",),
+         cli={"choices": ("standard", "minmax")},
+         help="fit a global normaliser on the training documents, z = (x - mean) / std or "
+              "(x - min) / (max - min) per feature, stored in the model and applied when "
+              "scoring (the search engines' LTR normalisers: python -m svmmap.export writes "
+              "it as theirs)"),
+    _svm("feature_map", None, [InstanceOf("svmmap.features:BinnedFeatureMap"), None],
+         via="n_thresholds"),
+    _command("n_thresholds", ("--n-thresholds", "--bin"),
+             "replace each base feature f by the indicators 1[f > k] for N thresholds k "
+             "(quantiles of its training values; Section 4.2)", type=int, metavar="N"),
+    _command("base_columns", ("--base-columns",),
+             "feature indices to bin, e.g. 1,3,5-9 (default all); the others are dropped",
+             type=text.column_list, metavar="LIST"),
+    _command("dask_workers", ("--dask-workers",),
+             "train on a Dask LocalCluster of N worker processes on this machine "
+             "(svmmap.dask; needs the [dask] extra)",
+             type=text.positive_int, metavar="N", exclusive="cluster"),
+    _command("scheduler", ("--scheduler",),
+             "train on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+             "tcp://10.0.0.1:8786 (the shards are read on its workers)",
+             metavar="ADDRESS", exclusive="cluster"),
+    _command("acc_variant", ("--acc-variant",),
+             "with -l acc, the paper's repairs: 2 false negatives cost #non-relevant/#relevant "
+             "times more (or --cost-ratio), 3 bin within-query percentiles, 4 bin per-query "
+             f"min-max normalised scores (3 and 4 bin at {DEFAULT_THRESHOLDS} evenly spaced "
+             "thresholds in [0, 1) unless --n-thresholds N)", type=int, choices=ACC_VARIANTS),
+    _svm("cost_ratio", 1.0, [_POSITIVE, OneOf("balanced")], flags=("--cost-ratio",),
+         cli={"type": float, "metavar": "J"}, defaults={LEARN: None},
+         scope=("loss", frozenset({"acc"})),
+         help="with -l acc, cost of a false negative relative to a false positive "
+              "(SVM-light's -j; default 1, or #non-relevant/#relevant with --acc-variant 2)"),
+    Parameter("client", None, (None, Anything()), frozenset({DASK})),
+)
+_BY_NAME = {p.name: p for p in PARAMETERS}
+
+
+def parameter(name: str) -> Parameter:
+    """The table's row of parameter ``name`` (KeyError for another name)."""
+    return _BY_NAME[name]
+
+
+def rules_for(place: str) -> dict[str, list[Rule | None]]:
+    """The rules of every parameter ``place`` takes (its estimator's ``_parameter_rules``)."""
+    return {p.name: list(p.rules) for p in PARAMETERS
+            if place in p.places and p.rules is not None}
+
+
+def defaults_for(place: str) -> dict[str, Any]:
+    """Every parameter ``place`` takes, and its default there (the constructor's, the
+    command's)."""
+    return {p.name: p.default_in(place) for p in PARAMETERS if place in p.places
+            and (place != LEARN or p.flags)}
+
+
+def scopes_for(place: str) -> Scopes:
+    """The scopes of the parameters ``place`` takes (svmmap.core.rules.check's ``scopes``)."""
+    return {p.name: (*p.scope, p.default) for p in PARAMETERS
+            if place in p.places and p.scope is not None}
+
+
+def learn_flags() -> dict[str, str]:
+    """Parameter -> the svmmap_learn option an error about it names."""
+    return {p.name: p.flag() for p in PARAMETERS
+            if LEARN in p.places and (p.flags or p.via)}
 
-
-class ParameterError(ValueError, TypeError):
-    """A parameter value outside its rules (the estimators raise scikit-learn's
-    InvalidParameterError, a ValueError and TypeError too, with the same message)."""
-
-
-class Rule:
-    """One kind of valid value; subclasses define ``accepts``, ``__str__`` (the phrase after
-    "must be") and ``sklearn_constraint``."""
-
-    def accepts(self, value):
-        raise NotImplementedError
-
-    def sklearn_constraint(self):
-        raise NotImplementedError
-
-
-class Interval(Rule):
-    """A real (``integer=False``) or integral number in an interval; ``closed`` is "left",
-    "right", "both" or "neither", as in scikit-learn's Interval; None bounds are unbounded."""
-
-    def __init__(self, low=None, high=None, closed="both", integer=False):
-        self.low, self.high, self.closed, self.integer = low, high, closed, integer
-
-    def accepts(self, value):
-        kind = Integral if self.integer else Real
-        if isinstance(value, bool) or not isinstance(value, kind):
-            return False
-        if not isinstance(value, Integral) and math.isnan(value):  # (an int may overflow)
-            return False
-        if self.low is not None and (value < self.low or (
-                value == self.low and self.closed in ("right", "neither"))):
-            return False
-        return self.high is None or not (value > self.high or (
-            value == self.high and self.closed in ("left", "neither")))
-
-    def __str__(self):
-        kind = "an int" if self.integer else "a float"
-        low = "-inf" if self.low is None else f"{self.low:g}"
-        high = "inf" if self.high is None else f"{self.high:g}"
-        left = "[" if self.closed in ("left", "both") and self.low is not None else "("
-        right = "]" if self.closed in ("right", "both") and self.high is not None else ")"
-        return f"{kind} in the range {left}{low}, {high}{right}"
-
-    def sklearn_constraint(self):
-        from sklearn.utils import _param_validation
-
-        return _param_validation.Interval(Integral if self.integer else Real, self.low,
-                                          self.high, closed=self.closed)
-
-
-class OneOf(Rule):
-    """One of a fixed set of strings."""
-
-    def __init__(self, *options):
-        self.options = frozenset(options)
-
-    def accepts(self, value):
-        return isinstance(value, str) and value in self.options
-
-    def __str__(self):
-        return "a str among " + ", ".join(repr(o) for o in sorted(self.options))
-
-    def sklearn_constraint(self):
-        from sklearn.utils._param_validation import StrOptions
-
-        return StrOptions(set(self.options))
-
-
-class LossName(Rule):
-    """A loss name of the measure registry (svmmap.core.measures.parse_loss): the name of a
-    measure with a plugin, with its cutoff where the measure takes one (ndcg@10, p@5)."""
-
-    def accepts(self, value):
-        try:
-            measures.parse_loss(value)
-        except ValueError:
-            return False
-        return True
-
-    def __str__(self):
-        return measures.help_text("loss")
-
-    def sklearn_constraint(self):
-        from sklearn.utils._param_validation import StrOptions
-
-        rule = self
-
-        class _Loss(StrOptions):  # scikit-learn's checks generate invalid strings from this
-            def is_satisfied_by(self, val):
-                return rule.accepts(val)
-
-            def __str__(self):
-                return str(rule)
-
-        return _Loss({form for form in measures.name_forms("loss") if "@" not in form})
-
-
-def _is_numpy_scalar(value):
-    """A numpy scalar (np.generic: np.float64(1), np.True_), without importing numpy."""
-    return any(c.__module__ == "numpy" and c.__name__ == "generic" for c in type(value).__mro__)
-
-
-def _is_bool(value):
-    """Python's bool or numpy's (np.True_, what a parameter grid over an array yields)."""
-    return isinstance(value, bool) or (type(value).__module__ == "numpy"
-                                       and type(value).__name__ in ("bool", "bool_"))
-
-
-class Boolean(Rule):
-    def accepts(self, value):
-        return _is_bool(value)
-
-    def __str__(self):
-        return "a bool"
-
-    def sklearn_constraint(self):
-        return "boolean"
-
-
-class Verbosity(Rule):
-    """A verbosity level: an int >= 0 or a bool (scikit-learn's "verbose")."""
-
-    def accepts(self, value):
-        return _is_bool(value) or (isinstance(value, Integral) and value >= 0)
-
-    def __str__(self):
-        return "an int in the range [0, inf) or a bool"
-
-    def sklearn_constraint(self):
-        return "verbose"
-
-
-class Sequence(Rule):
-    """Anything with a length, a shape or an array interface that is not a scalar (a list, a
-    tuple, an array: scikit-learn's "array-like")."""
-
-    def accepts(self, value):
-        if isinstance(value, (str, bytes, Number)) or _is_numpy_scalar(value):
-            return False
-        return any(hasattr(value, a) for a in ("__len__", "shape", "__array__"))
-
-    def __str__(self):
-        return "an array-like"
-
-    def sklearn_constraint(self):
-        return "array-like"
-
-
-class Text(Rule):
-    def accepts(self, value):
-        return isinstance(value, str)
-
-    def __str__(self):
-        return "a str"
-
-    def sklearn_constraint(self):
-        return str
-
-
-class InstanceOf(Rule):
-    """An instance of the class ``module:name``, imported only to build scikit-learn's
-    constraint: a value can only be such an instance once its module is loaded."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def _cls(self):
-        import importlib
-
-        module, name = self.path.split(":")
-        return getattr(importlib.import_module(module), name)
-
-    def accepts(self, value):
-        module, name = self.path.split(":")
-        return any(c.__module__ == module and c.__qualname__ == name
-                   for c in type(value).__mro__)
-
-    def __str__(self):
-        return f"an instance of {self.path.replace(':', '.')}"
-
-    def sklearn_constraint(self):
-        return self._cls()
-
-
-class Anything(Rule):
-    def accepts(self, value):
-        return True
-
-    def __str__(self):
-        return "an object"
-
-    def sklearn_constraint(self):
-        return object
-
-
-def check(owner, params, rules, scopes=None):
-    """Raise ParameterError for the first parameter of ``params`` (name -> value) no rule of
-    its list in ``rules`` accepts, naming it and ``owner`` (the estimator's class name); then
-    for a parameter outside its scope: ``scopes`` maps parameter -> (other parameter, the
-    values of it under which the parameter applies, the parameter's neutral value), and a
-    value other than the neutral one needs the other parameter among those values."""
-    for name, allowed in rules.items():
-        if name not in params:
-            continue
-        value = params[name]
-        if any(value is None if rule is None else rule.accepts(value) for rule in allowed):
-            continue
-        phrases = ["None" if rule is None else str(rule) for rule in allowed]
-        must = phrases[0] if len(phrases) == 1 else \
-            ", ".join(phrases[:-1]) + " or " + phrases[-1]
-        raise ParameterError(f"The {name!r} parameter of {owner} must be {must}. "
-                             f"Got {value!r} instead.")
-    for name, (other, values, neutral) in (scopes or {}).items():
-        if name in params and _differs(params[name], neutral) and params.get(other) not in values:
-            allowed = " or ".join(repr(v) for v in sorted(values))
-            raise ParameterError(
-                f"The {name!r} parameter of {owner} applies to {other}={allowed} only; got "
-                f"{name}={params[name]!r} with {other}={params.get(other)!r}.")
-
-
-def sklearn_constraints(rules):
-    """scikit-learn's ``_parameter_constraints`` of ``rules``."""
-    return {name: [None if rule is None else rule.sklearn_constraint() for rule in allowed]
-            for name, allowed in rules.items()}
-
-
-def _differs(value, neutral):
-    try:
-        return bool(value != neutral)
-    except (TypeError, ValueError):
-        return value is not neutral
-
-
-# -- SVMMap's parameters (here, not in svmmap.core.training, so that svmmap_learn checks its options
-#    before importing numpy) -----------------------------------------------------------------
 
 #: SVMMap's parameters and their rules
-SVMMAP_RULES = {
-    "C": [Interval(0, math.inf, closed="neither")],
-    "loss": [LossName()],
-    "epsilon": [Interval(0, math.inf, closed="neither"), None],
-    "algorithm": [OneOf(*FORMULATIONS)],
-    "max_iter": [Interval(1, None, closed="left", integer=True), None],
-    "max_time": [Interval(0, math.inf, closed="neither"), None],
-    "n_threads": [Interval(1, None, closed="left", integer=True)],
-    "oracle": [OneOf(*ORACLES)],
-    "verbose": [Verbosity()],
-    "feature_map": [InstanceOf("svmmap.features:BinnedFeatureMap"), None],
-    "cost_ratio": [Interval(0, math.inf, closed="neither"), OneOf("balanced")],
-    "qp_solver": [OneOf(*QP_SOLVERS)],
-    "cache_size": [Interval(0, None, closed="left", integer=True)],
-    "rel_gap": [Interval(0, 1, closed="neither"), None],
-    "normalize": [OneOf("standard", "minmax"), None],
-}
+SVMMAP_RULES: Rules = rules_for(SVMMAP)
 #: SVMMap's constructor defaults (what a model file leaves out: the run-time settings, and
 #: parameters newer than the file)
-SVMMAP_DEFAULTS = {"C": 1.0, "loss": "map", "epsilon": DEFAULT_EPSILON, "algorithm": "1-slack",
-                   "max_iter": None, "max_time": None, "n_threads": 1, "oracle": "divide",
-                   "verbose": 0, "feature_map": None, "cost_ratio": 1.0, "qp_solver": "smo",
-                   "cache_size": 0, "rel_gap": DEFAULT_REL_GAP, "normalize": None}
+SVMMAP_DEFAULTS = defaults_for(SVMMAP)
 #: SVMMap's options that apply only under another option's value
-SVMMAP_SCOPES = {"cache_size": ("algorithm", {"1-slack"}, 0),
-                 "cost_ratio": ("loss", {"acc"}, 1.0)}
+SVMMAP_SCOPES = scopes_for(SVMMAP)
 
 
-def check_c_path(Cs):
-    """The C values of a path (SVMMapCV's ``Cs``, ``svmmap_learn -c C1,C2,...``) as floats in
-    increasing order; ParameterError unless a non-empty list of positive finite numbers, none
-    listed twice (it would be trained twice).  One rule for the API and the command line."""
-    values = None
-    if not isinstance(Cs, (str, bytes)):
-        try:
-            values = [float(c) for c in Cs]
-        except (TypeError, ValueError):
-            pass
-    if not values or not all(math.isfinite(c) and c > 0 for c in values):
-        raise ParameterError(f"Cs must be a non-empty list of positive finite numbers, got "
-                             f"{Cs!r}")
-    twice = next((c for k, c in enumerate(values) if c in values[:k]), None)
-    if twice is not None:
-        raise ParameterError(f"C = {twice:g} is listed twice in the C values "
-                             f"{', '.join(f'{c:g}' for c in values)}: each C of a path is "
-                             "trained once")
-    return sorted(values)
-
-
-def check_svmmap(owner, params, rules=SVMMAP_RULES):
+def check_svmmap(owner: str, params: Mapping[str, Any], rules: Rules = SVMMAP_RULES) -> None:
     """Raise ParameterError for a parameter outside its ``rules`` (default SVMMap's; a
     subclass's may add some) or SVMMap's scopes, or when both stopping rules (epsilon,
     rel_gap) are off."""

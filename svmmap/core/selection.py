@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -46,8 +45,6 @@ from ..errors import InputFormatError
 from ..kernels._csr import as_scipy, scores
 from . import interrupts, training
 from .measures import MEASURES, parse, parse_select_metric
-from .params import Boolean, Interval, Text
-from .params import Sequence as SequenceRule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -61,6 +58,7 @@ if TYPE_CHECKING:
     from ._typing import FloatArray, PathLike, Vector
     from .collection import QueryCollection
     from .training import FittedModel, Problem
+
 
 class Method(Protocol):
     """What :func:`select` reads of a method (svmmap.experiments.registry.Method, not imported
@@ -86,15 +84,6 @@ class Method(Protocol):
         """The hyper-parameter values to try on data of ``n_features`` features."""
 
 
-#: the parameters SVMMapCV adds to SVMMap's (``C`` excepted) and their rules
-SELECTION_RULES = {
-    "Cs": [SequenceRule()],
-    "select_metric": [Text()],
-    "holdout": [Interval(0, 1, closed="neither")],
-    "random_state": [Interval(0, None, closed="left", integer=True), None],
-    "select_tol": [Interval(0, math.inf, closed="left")],
-    "refit": [Boolean()],
-}
 
 
 def validation_measure(name: str) -> Callable[[Vector, Vector, Vector], float]:
@@ -291,11 +280,13 @@ def refit(params: dict[str, Any], data: QueryCollection, fitted: FittedModel,
     true``; the held-out fit's path is kept in that record.  A path stopped by Ctrl-C or
     SIGTERM (``interrupted``) is not trained again: its held-out fit is kept, ``"refit":
     false``."""
-    if fitted.selection.get("interrupted"):
+    selection = fitted.selection
+    assert selection is not None, "refit follows a selection: the fit carries its record"
+    if selection.get("interrupted"):
         return fitted.with_selection(refit=False)
-    C = fitted.selection["C"]
-    return dataclasses.replace(training.fit({**params, "C": C}, data, callbacks=callbacks),
-                               selection={**fitted.selection, "refit": True})
+    return dataclasses.replace(
+        training.fit({**params, "C": selection["C"]}, data, callbacks=callbacks),
+        selection={**selection, "refit": True})
 
 
 def path_table(selection: dict[str, Any], source: str) -> str:

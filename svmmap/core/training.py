@@ -15,11 +15,12 @@ through their bins (BinnedArrays: svmmap.features, never the indicator matrix).
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import warnings
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,22 +33,34 @@ from ..errors import InputFormatError
 from ..kernels._csr import as_scipy, scores
 from ..kernels._kernel_inputs import BinnedArrays
 from . import plugins
-from .collection import check_sample_weight
+from .collection import QueryCollection, check_sample_weight
 from .measures import MEASURES, parse_loss
 from .normalize import Normalizer, per_query_normalized
 from .params import SVMMAP_DEFAULTS, check_svmmap
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
+    from collections.abc import Callable, Mapping, Sequence
+    from types import FrameType
 
-    from ._typing import Callbacks, Vector
-    from .collection import QueryCollection
+    from svmstruct_api.learner import BaseSSVM
+    from svmstruct_api.plugin import StructuredModel
+
+    from ._typing import (
+        Callbacks,
+        FloatArray,
+        IntArray,
+        Matrix,
+        PathLike,
+        QueryWeights,
+        Vector,
+    )
 
 
-def plugin_class(name):
+def plugin_class(name: str | None) -> Callable[..., StructuredModel]:
     """The plugin class a measure registry's record names (svmmap.core.measures: Measure.plugin),
     imported when first asked for (svmmap.core.plugins)."""
+    if name is None:
+        raise ValueError("this measure names no plugin: SVMs cannot train for it")
     return getattr(plugins, name)
 
 
@@ -65,7 +78,7 @@ MAX_FEATURES = 2**27
 RUNTIME_PARAMS = ("n_threads", "verbose", "max_time")
 
 
-def no_features_error(shape, estimator):
+def no_features_error(shape: Sequence[int], estimator: str) -> str:
     """The message of data without a feature column (every line ``<label> qid:<q>`` alone):
     scikit-learn's words, which its estimator checks look for, so that svmmap_learn and the
     estimators (validate_data) say the same."""
@@ -85,13 +98,13 @@ class Problem:
     the data besides the weights: the fitted ``feature_map`` and ``normalizer`` (or None),
     whether the data looked ``per_query_normalized`` and the query counts."""
 
-    plugin: object
+    plugin: Any
     n_queries_used: int
     n_queries_without_relevant: int
     n_queries_all_relevant: int
-    feature_map: object = None
-    normalizer: Normalizer = None
-    per_query_normalized: bool = None
+    feature_map: Any = None
+    normalizer: Normalizer | None = None
+    per_query_normalized: bool | None = None
 
 
 @dataclass
@@ -105,17 +118,18 @@ class FittedModel:
 
     coef: np.ndarray
     intercept: float
-    training_result: TrainingResult = None
-    feature_map: object = None
-    normalizer: Normalizer = None
-    per_query_normalized: bool = None
-    n_queries_used: int = None
-    n_queries_without_relevant: int = None
-    n_queries_all_relevant: int = None
-    selection: dict = None
+    training_result: TrainingResult | None = None
+    feature_map: Any = None
+    normalizer: Normalizer | None = None
+    per_query_normalized: bool | None = None
+    n_queries_used: int | None = None
+    n_queries_without_relevant: int | None = None
+    n_queries_all_relevant: int | None = None
+    selection: dict[str, Any] | None = None
 
     @classmethod
-    def of(cls, problem, result, selection=None):
+    def of(cls, problem: Problem, result: TrainingResult,
+           selection: dict[str, Any] | None = None) -> FittedModel:
         """The fitted model a TrainingResult of ``problem`` gives (``selection``: the record
         of the C path it was chosen on, if any)."""
         coef, intercept = problem.plugin.scoring_function(result.w)
@@ -130,20 +144,21 @@ class FittedModel:
                    selection=selection)
 
     @classmethod
-    def from_attributes(cls, estimator):
+    def from_attributes(cls, estimator: object) -> FittedModel:
         """The fitted model an estimator's attributes (``coef_``, ...) hold."""
-        return cls(**{field.name: getattr(estimator, f"{field.name}_", None)
-                      for field in fields(cls)})
+        values: dict[str, Any] = {field.name: getattr(estimator, f"{field.name}_", None)
+                                  for field in fields(cls)}
+        return cls(**values)
 
-    def attributes(self):
+    def attributes(self) -> dict[str, Any]:
         """The estimator's fitted attributes: name + "_" -> value."""
         return {f"{field.name}_": getattr(self, field.name) for field in fields(self)}
 
-    def with_selection(self, **changes):
+    def with_selection(self, **changes: Any) -> FittedModel:
         """This model with its selection record updated by ``changes``."""
-        return replace(self, selection={**self.selection, **changes})
+        return replace(self, selection={**(self.selection or {}), **changes})
 
-    def scores(self, X, qid=None):
+    def scores(self, X: Matrix, qid: Vector | None = None) -> FloatArray:
         """The ranking scores w.phi(x) + b for the rows of a checked X (``qid`` needed only
         by a feature map that works within queries)."""
         X_phi = X
@@ -157,7 +172,7 @@ class FittedModel:
             return self.normalizer.scores(X_phi, self.coef) + self.intercept
         return scores(X_phi, self.coef) + self.intercept
 
-    def record(self):
+    def record(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """(model, training): what a model file keeps: the weights (and the feature map's
         thresholds, the normaliser), and the training record, with the C path of a model
         selection if there was one (its timings left out)."""
@@ -188,8 +203,8 @@ class FittedModel:
 
 
 def fit(params: dict[str, Any], data: QueryCollection | tuple[Any, ...],
-        sample_weight: Vector | None = None, callbacks: Callbacks = (),
-        make_problem: Callable[[dict[str, Any], Any, Vector | None], Problem] | None = None,
+        sample_weight: QueryWeights = None, callbacks: Callbacks = (),
+        make_problem: Callable[[dict[str, Any], Any, QueryWeights], Problem] | None = None,
         ) -> FittedModel:
     """The one training driver: the FittedModel of ``params`` (SVMMap's constructor
     arguments) trained at ``params["C"]`` on ``data``, the checked QueryCollection of the
@@ -198,13 +213,18 @@ def fit(params: dict[str, Any], data: QueryCollection | tuple[Any, ...],
     ``make_problem(params, data, sample_weight)`` builds the Problem (default
     :func:`prepare`: the plugin of the measure over a QueryCollection in this process;
     svmmap.dask: the partitions on the workers)."""
-    problem = (make_problem or prepare)(params, data, sample_weight)
+    if make_problem is not None:
+        problem = make_problem(params, data, sample_weight)
+    else:
+        assert isinstance(data, QueryCollection), "training.fit takes a checked QueryCollection"
+        problem = prepare(params, data, sample_weight)
     learner_ = learner(params, params["C"], callbacks)
     result = run_guarded(lambda: learner_.fit(problem.plugin), problem.plugin, params["C"])
     return FittedModel.of(problem, result)
 
 
-def prepare(params, collection, sample_weight=None):
+def prepare(params: Mapping[str, Any], collection: QueryCollection,
+            sample_weight: QueryWeights = None) -> Problem:
     """The training Problem of a checked QueryCollection (``fit``); ``sample_weight`` as
     SVMMap.fit takes it, indexed by the collection's input rows."""
     if collection.n_features == 0:
@@ -225,26 +245,25 @@ def prepare(params, collection, sample_weight=None):
             replace(collection, X=as_scipy(collection.X)))
     check_n_features(collection.n_features)
     loss = params["loss"]
-    weights = None if sample_weight is None else \
+    weights: FloatArray | None = None if sample_weight is None else \
         check_sample_weight(sample_weight, collection.input_qid, len(collection.rows))
-    queries, n_without_relevant, n_all_relevant = collection.trainable_queries()
-    if loss == "acc":  # a classifier learns from every document, whatever its query
-        queries = None
-    else:
-        check_trainable(collection.n_queries, len(queries), n_without_relevant,
+    trainable, n_without_relevant, n_all_relevant = collection.trainable_queries()
+    if loss != "acc":  # a classifier learns from every document, whatever its query
+        check_trainable(collection.n_queries, len(trainable), n_without_relevant,
                         n_all_relevant)
     example_weights = None
     if weights is not None and loss != "acc":
-        example_weights = collection.query_weights(weights, queries)
+        example_weights = collection.query_weights(weights, trainable)
         if not np.all(example_weights > 0):
             kept = np.flatnonzero(example_weights > 0)
             if len(kept) == 0:
                 raise QueryWeightsError("every query that carries constraints has zero "
                                         "weight: there is nothing to train on")
-            warn_caller(f"{len(queries) - len(kept)} queries of weight 0 are left out")
-            queries, example_weights = queries[kept], example_weights[kept]
+            warn_caller(f"{len(trainable) - len(kept)} queries of weight 0 are left out")
+            trainable, example_weights = trainable[kept], example_weights[kept]
     elif weights is not None and not np.any(weights > 0):
         raise QueryWeightsError("every document has zero weight: there is nothing to train on")
+    queries = None if loss == "acc" else trainable
     plugin = make_plugin(params, collection, None if weights is None or loss != "acc"
                          else weights[collection.rows], queries=queries)
     plugin.example_weights = example_weights
@@ -256,7 +275,7 @@ def prepare(params, collection, sample_weight=None):
                    normalizer=normalizer, per_query_normalized=query_level)
 
 
-def check_n_features(n_features):
+def check_n_features(n_features: int) -> None:
     """Refuse more features than a dense weight vector can reasonably hold."""
     if n_features > MAX_FEATURES:
         raise InputFormatError(
@@ -265,7 +284,8 @@ def check_n_features(n_features):
             "features")
 
 
-def check_trainable(n_queries, n_trainable, n_without_relevant, n_all_relevant):
+def check_trainable(n_queries: int, n_trainable: int, n_without_relevant: int,
+                    n_all_relevant: int) -> None:
     """Refuse training queries none of which carries a constraint (a relevant and a
     non-relevant document); warn about the queries skipped."""
     if n_trainable == 0:
@@ -284,35 +304,32 @@ def check_trainable(n_queries, n_trainable, n_without_relevant, n_all_relevant):
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def warn_caller(message):
+def warn_caller(message: str) -> None:
     """A UserWarning pointing at the first caller outside svmmap (the code that called an
     estimator's fit, whichever driver trained)."""
-    frame, level = sys._getframe(1), 2  # stacklevel 2: warn_caller's caller
+    frame: FrameType | None = sys._getframe(1)
+    level = 2  # stacklevel 2: warn_caller's caller
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, stacklevel=level)
 
 
-def make_plugin(params, collection, document_weights=None, queries=None):
+def make_plugin(params: Mapping[str, Any], collection: QueryCollection,
+                document_weights: FloatArray | None = None, queries: IntArray | None = None
+                ) -> StructuredModel:
     """The structured model of ``params["loss"]`` over the training collection: the plugin
-    its measure's registry record names (svmmap.core.measures), with the settings that plugin
-    takes (``document_weights``: AccuracyPlugin only, per document in grouped order;
-    ``queries``: the ranking plugins' training queries, None for all: see RankingPlugin)."""
-    loss, n_threads = params["loss"], params["n_threads"]
-    name = MEASURES[parse_loss(loss)[0]].plugin
-    plugin = plugin_class(name)
-    if name == "AccuracyPlugin":
-        return plugin(collection, cost_ratio=params["cost_ratio"],
-                      document_weights=document_weights)
-    if name == "MapPlugin":
-        return plugin(collection, n_threads=n_threads, oracle=params["oracle"],
-                      queries=queries)
-    if name == "MeasurePlugin":
-        return plugin(collection, loss, n_threads=n_threads, queries=queries)
-    return plugin(collection, n_threads=n_threads, queries=queries)
+    its measure's registry record names (svmmap.core.measures: ``Measure.plugin``), given the
+    settings its constructor names, each by its name: a parameter of ``params`` (``loss``,
+    ``n_threads``, ``oracle``, ``cost_ratio``, ...), ``document_weights`` (per document in
+    grouped order; AccuracyPlugin) or ``queries`` (the ranking plugins' training queries,
+    None for all: see RankingPlugin).  A new plugin takes what it needs by naming it."""
+    plugin = plugin_class(MEASURES[parse_loss(params["loss"])[0]].plugin)
+    settings = {**params, "document_weights": document_weights, "queries": queries}
+    wanted = list(inspect.signature(plugin).parameters)[1:]  # after the collection
+    return plugin(collection, **{name: settings[name] for name in wanted if name in settings})
 
 
-def learner(params, C, callbacks=()):
+def learner(params: Mapping[str, Any], C: float, callbacks: Callbacks = ()) -> BaseSSVM:
     """The cutting-plane learner of ``params`` at trade-off C (svmstruct_api.learner, imported
     here: reading a model back, as svmmap_classify does, needs no solver)."""
     from svmstruct_api.learner import make_learner
@@ -322,11 +339,13 @@ def learner(params, C, callbacks=()):
         epsilon=_float_or_none(params["epsilon"]),
         max_iter=None if params["max_iter"] is None else int(params["max_iter"]),
         max_time=_float_or_none(params["max_time"]),
-        callbacks=list(callbacks), qp_solver=params["qp_solver"],
+        callbacks=list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks],
+        qp_solver=params["qp_solver"],
         cache_size=params["cache_size"], rel_gap=_float_or_none(params["rel_gap"]))
 
 
-def run_guarded(run, plugin, C):
+def run_guarded(run: Callable[[], Any], plugin: object,
+                C: float | Callable[[], float]) -> Any:
     """``run()`` (a learner's fit or path over ``plugin``) with the learners' numerical
     failures turned into one-line input errors; ``C``: the trade-off trained, or a function
     giving the one in training when a failure happens (along a path)."""
@@ -353,7 +372,7 @@ def run_guarded(run, plugin, C):
 TIMING_KEYS = ("seconds",)
 
 
-def without_timings(selection):
+def without_timings(selection: Mapping[str, Any]) -> dict[str, Any]:
     """The selection record ``selection`` (svmmap.core.selection.select_c) without its timings."""
     record = {key: value for key, value in selection.items() if key not in TIMING_KEYS}
     record["path"] = [{key: value for key, value in row.items() if key not in TIMING_KEYS}
@@ -361,7 +380,7 @@ def without_timings(selection):
     return record
 
 
-def params_from_file(params):
+def params_from_file(params: Mapping[str, Any]) -> dict[str, Any]:
     """All of SVMMap's constructor arguments from a model file's ``params``: the defaults for
     what the file leaves out (files written before rel_gap existed trained by epsilon alone),
     a feature map's parameters made the map; TypeError for a parameter SVMMap does not have."""
@@ -379,7 +398,8 @@ def params_from_file(params):
     return {**SVMMAP_DEFAULTS, **params}
 
 
-def restore(params, n_features_in, model, record):
+def restore(params: Mapping[str, Any], n_features_in: int, model: Mapping[str, Any],
+            record: Mapping[str, Any] | None) -> FittedModel:
     """The FittedModel of a model file's ``model``
     and ``training`` record for a model of ``params`` on ``n_features_in`` columns; raises
     ValueError, KeyError or TypeError for damaged content.  The training result holds what
@@ -416,13 +436,14 @@ def restore(params, n_features_in, model, record):
         working_set_size=int(record["working_set_size"]),
         seconds=nan, oracle_seconds=nan, qp_seconds=nan, history=[],
         rel_gap=_float_or_none(params["rel_gap"]))
-    counts = {key: int(record[key]) for key in (
+    counts: dict[str, Any] = {key: int(record[key]) for key in (
         "n_queries_used", "n_queries_without_relevant", "n_queries_all_relevant")}
     return replace(fitted, training_result=result, selection=record.get("selection"),
                    per_query_normalized=record.get("per_query_normalized"), **counts)
 
 
-def file_scorer(document, path):
+def file_scorer(document: Mapping[str, Any], path: PathLike
+                ) -> tuple[int, Callable[..., FloatArray]]:
     """(n_features_in, scores(X, qid)) of an svmmap model file's checked document (the scorer
     svmmap.data.model_file.load_scorer uses for this kind): restored and scored here, without the
     estimator, so without scikit-learn unless the model bins features."""
@@ -435,7 +456,7 @@ def file_scorer(document, path):
     return document["n_features_in"], fitted.scores
 
 
-def upgrade_v1(document, v2):
+def upgrade_v1(document: Mapping[str, Any], v2: dict[str, Any]) -> None:
     """The svmmap part of a version-1 file's version-2 layout (svmmap.data.model_file.ModelKind):
     the weights and a feature map's thresholds at the top level become ``model``, the feature
     map's parameters (``features``, ``columns``) ``feature_map`` (``base_columns``)."""
@@ -456,7 +477,8 @@ def upgrade_v1(document, v2):
     v2["model"] = model
 
 
-def model_content(params, n_features_in, fitted, feature_names_in=None):
+def model_content(params: Mapping[str, Any], n_features_in: int, fitted: FittedModel,
+                  feature_names_in: Sequence[str] | None = None) -> dict[str, Any]:
     """The content of the model file (svmmap.data.model_file) of the FittedModel ``fitted`` of
     ``params`` on ``n_features_in`` columns: what SVMMap.save and svmmap_learn write."""
     return file_content("svmmap", model_params(params, RUNTIME_PARAMS), n_features_in,

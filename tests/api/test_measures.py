@@ -186,15 +186,17 @@ def _help(parser):
 def test_a_new_record_is_a_loss_a_reported_and_a_selection_measure(fake_measure):
     from svmmap.commands import classify
     from svmmap.commands import learn as cli
+    from svmmap.core import text_values
 
-    learn, classify = _help(cli._learn_parser()), _help(classify.classify_parser("x"))
+    learn, classify = _help(cli.learn_parser()), _help(classify.classify_parser("x"))
     assert "what is optimised: map, ndcg, ndcg@k, mrr, p@k, rprec, roc, acc, fake or " \
            "fake@k" in learn
     assert "chooses C: map, map@k, ndcg, ndcg@k, mrr, p@k, rprec, roc, err@k, fake or " \
            "fake@k" in learn
     assert "in this order: map, map@k, ndcg, ndcg@k, mrr, p@k, rprec, roc, acc, err@k, " \
            "fake or fake@k" in classify
-    assert cli._select_metric("FAKE@3") == "fake@3" and cli._loss("fake@3") == "fake@3"
+    assert text_values.select_metric("FAKE@3") == "fake@3"
+    assert text_values.loss("fake@3") == "fake@3"
     # the parameter rule of the estimator and of svmmap_learn
     params = {**SVMMap().get_params(), "loss": "fake@3"}
     check_svmmap("SVMMap", params)
@@ -216,14 +218,14 @@ def test_a_new_record_is_a_loss_a_reported_and_a_selection_measure(fake_measure)
 
 
 def test_without_the_record_the_name_is_refused_everywhere():
-    from svmmap.commands import learn as cli
+    from svmmap.core import text_values
 
     with pytest.raises(ValueError, match="unknown metric"):
         measures.parse_metrics("fake@3")
     with pytest.raises(ValueError, match="select_metric must be"):
         validation_measure("fake@3")
     with pytest.raises(argparse.ArgumentTypeError):
-        cli._loss("fake@3")
+        text_values.loss("fake@3")
     with pytest.raises(ParameterError):
         check_svmmap("SVMMap", {**SVMMap().get_params(), "loss": "fake@3"})
 

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from svmmap import dump_svmlight
-from svmmap.commands.learn import SVMSTRUCT_ONLY
+from svmmap.commands.learn_options import SVMSTRUCT_ONLY
 from svmmap.data.atomic import write_text_atomically
 
 from conftest import random_collection, run_command

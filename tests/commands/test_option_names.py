@@ -50,7 +50,7 @@ def parameter_options(parser, estimators):
 def learn_parsers():
     from svmmap.commands import learn as cli
 
-    return [("svmmap_learn", cli._learn_parser(), (SVMMap, SVMMapCV, BinnedFeatureMap)),
+    return [("svmmap_learn", cli.learn_parser(), (SVMMap, SVMMapCV, BinnedFeatureMap)),
             ("svmmap_baseline_learn", baseline_cli._learn_parser(),
              (AdaRank, RankBoost, PRank))]
 

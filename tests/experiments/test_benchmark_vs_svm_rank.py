@@ -40,3 +40,27 @@ def test_rows_come_from_alternating_runs(tmp_path, monkeypatch):
         [["-c", "0.1"]] * 2
     recorded = json.loads((tmp_path / "vs_svm_rank.json").read_text())
     assert recorded["rows"] == rows and "SVM_RANK_LEARN" in recorded["command"]
+
+
+def test_match_gap_runs_svmmap_at_svm_ranks_certified_gap(tmp_path, monkeypatch):
+    """--match-gap: svmmap also runs with --rel-gap the gap the stand-in certifies (0.02 / 10
+    = 2e-3), and the row and the second table report it."""
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    fake = tmp_path / "svm_rank_learn"
+    fake.write_text("#!/bin/sh\necho 'Upper bound on duality gap: 0.02000'\n"
+                    "echo 'Primal objective value: pval=10.00000'\n"
+                    "echo 'Number of iterations: 7'\ntouch \"$4\"\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    assert vs_svm_rank.svmmap_command("learn", "t", "m", 10.0, 2e-3)[3:7] == \
+        ["-c", "10", "--rel-gap", "0.002"]
+    rows = vs_svm_rank.main(["--svm-rank", str(fake), "--datasets", "sparse", "--Cs", "10",
+                             "--repeats", "2", "--scale", "0.005", "--match-gap"])
+    (row,) = rows
+    assert row["matched_targets"] == [2e-3, 2e-3] and len(row["matched_ratios"]) == 2
+    assert row["matched_status"] == "converged" and row["matched_iterations"] >= 1
+    assert all(g <= 2e-3 for g in row["matched_relative_gaps"])
+    markdown = (tmp_path / "vs_svm_rank.md").read_text()
+    assert "time ratio at matched gap" in markdown and "| sparse | 10 (0.1) | - | 0.002 |" \
+        in markdown

@@ -43,9 +43,8 @@ HOOKS = textwrap.dedent('''
         else:  # a worker: its parent ends it
             threading.Event().wait()
 
-    from svmmap.data import atomic
-
     from svmmap.core import selection, training
+    from svmmap.data import atomic
     from svmmap.experiments import journal, letor, trials
 
     for work in (trials.TrialWork, letor.LetorWork):

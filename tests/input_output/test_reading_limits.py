@@ -15,7 +15,8 @@ import threading
 
 import pytest
 
-from svmmap.commands.learn import learn_main, max_dask_workers
+from svmmap.commands.learn import learn_main
+from svmmap.commands.learn_options import max_dask_workers
 
 PYTHON = shutil.which("python") or "python"
 TRAIN = b"1 qid:1 1:1 2:0.5\n0 qid:1 2:1\n1 qid:2 1:0.5 2:1\n0 qid:2 1:0.1\n"
