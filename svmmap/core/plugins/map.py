@@ -32,7 +32,7 @@ class MapPlugin(RankingPlugin):
     Algorithm 2 and the coefficients of dpsi = X_q^T (c* - c_hat).
     """
 
-    def __init__(self, collection: QueryCollection, n_threads: int | None = 1,
+    def __init__(self, collection: QueryCollection, n_threads: int = 1,
                  oracle: str = "divide", queries: Sequence[int] | np.ndarray | None = None):
         super().__init__(collection, n_threads, queries)
         self.oracle = oracle

@@ -45,7 +45,7 @@ class MeasurePlugin(RankingPlugin):
     dpsi = X_q^T (c* - c_hat).
     """
 
-    def __init__(self, collection: QueryCollection, loss: str, n_threads: int | None = 1,
+    def __init__(self, collection: QueryCollection, loss: str, n_threads: int = 1,
                  queries: Sequence[int] | np.ndarray | None = None):
         base, k = parse_loss(loss)
         if MEASURES[base].plugin != type(self).__name__:

@@ -54,7 +54,7 @@ class RankingPlugin(StructuredModel):
     checks it again.
     """
 
-    def __init__(self, collection: QueryCollection, n_threads: int | None = 1,
+    def __init__(self, collection: QueryCollection, n_threads: int = 1,
                  queries: Sequence[int] | np.ndarray | None = None):
         self.collection = collection
         self.n_threads = thread_count(n_threads)
