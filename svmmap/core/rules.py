@@ -38,16 +38,24 @@ class ParameterError(ValueError, TypeError):
 
 
 class Rule:
-    """One kind of valid value; subclasses define ``accepts``, ``__str__`` (the phrase after
-    "must be") and ``sklearn_constraint``."""
+    """One kind of valid value; subclasses define ``accepts`` and either the class attributes
+    ``phrase`` (what follows "must be") and ``constraint`` (scikit-learn's constraint of the
+    same values, sklearn.utils._param_validation), or, for a rule with settings, ``__str__``
+    and ``sklearn_constraint``."""
+
+    phrase: str = ""
+    constraint: Any = None
 
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
         raise NotImplementedError
 
+    def __str__(self) -> str:
+        return self.phrase
+
     def sklearn_constraint(self) -> Any:
         """scikit-learn's constraint of the same values (sklearn.utils._param_validation)."""
-        raise NotImplementedError
+        return self.constraint
 
 
 class Interval(Rule):
@@ -153,36 +161,31 @@ def _is_bool(value):
 class Boolean(Rule):
     """A bool, Python's or numpy's."""
 
+    phrase = "a bool"
+    constraint = "boolean"
+
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
         return _is_bool(value)
-
-    def __str__(self) -> str:
-        return "a bool"
-
-    def sklearn_constraint(self) -> Any:
-        """scikit-learn's constraint of the same values."""
-        return "boolean"
 
 
 class Verbosity(Rule):
     """A verbosity level: an int >= 0 or a bool (scikit-learn's "verbose")."""
 
+    phrase = "an int in the range [0, inf) or a bool"
+    constraint = "verbose"
+
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
         return _is_bool(value) or (isinstance(value, Integral) and int(value) >= 0)
-
-    def __str__(self) -> str:
-        return "an int in the range [0, inf) or a bool"
-
-    def sklearn_constraint(self) -> Any:
-        """scikit-learn's constraint of the same values."""
-        return "verbose"
 
 
 class Sequence(Rule):
     """Anything with a length, a shape or an array interface that is not a scalar (a list, a
     tuple, an array: scikit-learn's "array-like")."""
+
+    phrase = "an array-like"
+    constraint = "array-like"
 
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
@@ -190,27 +193,16 @@ class Sequence(Rule):
             return False
         return any(hasattr(value, a) for a in ("__len__", "shape", "__array__"))
 
-    def __str__(self) -> str:
-        return "an array-like"
-
-    def sklearn_constraint(self) -> Any:
-        """scikit-learn's constraint of the same values."""
-        return "array-like"
-
 
 class Text(Rule):
     """A str."""
 
+    phrase = "a str"
+    constraint = str
+
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
         return isinstance(value, str)
-
-    def __str__(self) -> str:
-        return "a str"
-
-    def sklearn_constraint(self) -> Any:
-        """scikit-learn's constraint of the same values."""
-        return str
 
 
 class InstanceOf(Rule):
@@ -243,16 +235,12 @@ class InstanceOf(Rule):
 class Anything(Rule):
     """Any object."""
 
+    phrase = "an object"
+    constraint = object
+
     def accepts(self, value: object) -> bool:
         """Whether ``value`` is of this kind."""
         return True
-
-    def __str__(self) -> str:
-        return "an object"
-
-    def sklearn_constraint(self) -> Any:
-        """scikit-learn's constraint of the same values."""
-        return object
 
 
 def check(owner: str, params: Mapping[str, Any], rules: Rules,
