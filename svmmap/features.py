@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .core.base import RuleChecked
 from .core.collection import QueryCollection, check_features, query_index
-from .core.params import Interval, OneOf, Sequence
+from .core.rules import Interval, OneOf, Sequence
 from .errors import InputFormatError
 from .kernels._csr import indicator_matrix
 from .kernels._kernel_inputs import BinnedArrays

@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 from .core.collection import QueryCollection
 from .core.groups import eval_sets, set_best_score, training_qid
 from .core.options import DEFAULT_EPSILON, DEFAULT_REL_GAP, DEFAULT_SELECT_TOL
-from .core.params import SVMMAP_CV, check_c_path, rules_for
+from .core.params import SVMMAP_CV, rules_for
+from .core.rules import check_c_path
 from .core.selection import (
     choose,
     fit_c_path,

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.collection import QueryCollection
 from ..core.groups import eval_sets, training_qid
-from ..core.params import Interval, OneOf, Verbosity
+from ..core.rules import Interval, OneOf, Verbosity
 from ..data.model_file import renamed
 from ..errors import InputFormatError
 from ..kernels._csr import scores

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.groups import eval_sets, training_qid
-from ..core.params import Boolean, Interval
+from ..core.rules import Boolean, Interval
 from ..errors import InputFormatError
 from ..kernels._csr import scores
 from ..kernels._prank_kernel import prank_pass

@@ -50,7 +50,7 @@ import numpy as np
 
 from ..core.collection import QueryCollection
 from ..core.groups import eval_sets, training_qid
-from ..core.params import Interval, Verbosity
+from ..core.rules import Interval, Verbosity
 from ..data.model_file import renamed
 from ..errors import InputFormatError
 from ._base import BaselineRanker, query_measure, validation_collection

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from svmstruct_api.options import QPError
 
 from ..core import interrupts
-from ..core.params import ParameterError
+from ..core.rules import ParameterError
 from ..core.text_values import positive_int
 from ..errors import SVMMapError, error_line
 

@@ -38,7 +38,7 @@ from .. import metrics
 from ..data.model_file import damage_reported, model_content, model_params, read_model, write_model
 from ..errors import InputFormatError
 from .collection import QueryCollection
-from .params import ParameterError, check, sklearn_constraints
+from .rules import ParameterError, check, sklearn_constraints
 
 if TYPE_CHECKING:
     from typing import Self
@@ -53,7 +53,7 @@ VALUE_TYPES = [np.float64, np.float32]
 
 class InvalidParameter(InvalidParameterError, ParameterError):
     """A parameter outside its rules, raised by ``check_params``: scikit-learn's
-    InvalidParameterError and svmmap.core.params.ParameterError at once (the command-line tools
+    InvalidParameterError and svmmap.core.rules.ParameterError at once (the command-line tools
     catch the latter without importing scikit-learn)."""
 
 

@@ -44,8 +44,6 @@ from .rules import (
     Text,
     Verbosity,
     check,
-    check_c_path,
-    sklearn_constraints,
 )
 
 if TYPE_CHECKING:
@@ -53,10 +51,7 @@ if TYPE_CHECKING:
 
     from .rules import Rules, Scopes
 
-__all__ = ["PARAMETERS", "Parameter", "ParameterError", "Rule", "check", "check_c_path",
-           "check_svmmap", "defaults_for", "rules_for", "sklearn_constraints", "Anything",
-           "Boolean", "InstanceOf", "Interval", "LossName", "OneOf", "Sequence", "Text",
-           "Verbosity"]
+__all__ = ["PARAMETERS", "Parameter", "check_svmmap", "defaults_for", "rules_for"]
 
 #: where a parameter applies: the estimators, PyTerrier's stage and the command
 SVMMAP, SVMMAP_CV, DASK, STAGE, LEARN = \

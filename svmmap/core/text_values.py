@@ -41,7 +41,7 @@ def loss(text: str) -> str:
 
 def c_values(text: str) -> list[float]:
     """'0.1,1,10' -> [0.1, 1.0, 10.0]: one or more numbers (a path's values are checked by
-    SVMMapCV's rule, svmmap.core.params.check_c_path; a single C by SVMMap's)."""
+    SVMMapCV's rule, svmmap.core.rules.check_c_path; a single C by SVMMap's)."""
     values = [_number(part.strip()) for part in text.split(",")]
     if len(values) > 1:
         try:

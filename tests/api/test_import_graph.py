@@ -3,7 +3,7 @@
 The graph is read from the source with ast: an edge for every ``import`` / ``from ... import``
 statement naming a module of svmmap or svmstruct_api, at the top of a module or inside a
 function (an import deferred for start-up time is still a dependency).  Code loaded by name
-on demand (svmmap.data.model_file's kinds, svmmap.core.params.InstanceOf) is not an import edge: the
+on demand (svmmap.data.model_file's kinds, svmmap.core.rules.InstanceOf) is not an import edge: the
 registry names it, it does not depend on it.  A package's ``__init__`` importing its own
 submodules is the usual layout, and a submodule does not import its package back here."""
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from svmmap import SVMMap, dump_svmlight, metrics
 from svmmap.core import measures
-from svmmap.core.params import ParameterError, check_svmmap
+from svmmap.core.params import check_svmmap
+from svmmap.core.rules import ParameterError
 from svmmap.model_selection import SVMMapCV, choose, validation_measure
 
 from conftest import random_collection

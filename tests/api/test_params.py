@@ -10,14 +10,8 @@ from sklearn.utils._param_validation import InvalidParameterError, make_constrai
 
 from svmmap import SVMMap
 from svmmap.baselines import AdaRank, PRank, RankBoost
-from svmmap.core.params import (
-    SVMMAP_DEFAULTS,
-    SVMMAP_RULES,
-    Interval,
-    ParameterError,
-    check,
-    check_svmmap,
-)
+from svmmap.core.params import SVMMAP_DEFAULTS, SVMMAP_RULES, check_svmmap
+from svmmap.core.rules import Interval, ParameterError, check
 from svmmap.features import BinnedFeatureMap
 from svmmap.model_selection import SVMMapCV
 

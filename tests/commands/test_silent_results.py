@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from svmmap import InputFormatError, SVMMap, load_svmlight
 from svmmap.commands.classify import classify_main
 from svmmap.commands.learn import learn_main
-from svmmap.core.params import check_c_path
+from svmmap.core.rules import check_c_path
 from svmmap.data.io import load_query_weights
 from svmmap.export import read_feature_names
 from svmmap.model_selection import SVMMapCV
