@@ -10,6 +10,9 @@ svm_rank V1.00; a mirror is github.com/greysakura/ranking_SVM_test, first commit
 ``-fcommon``) somewhere outside it and pass the path of ``svm_rank_learn``.  Without
 ``--svm-rank`` the script says so and exits 0 without measuring anything.
 
+``--features`` draws small_dense with each of the given numbers of features (issue 33 asks
+for 100..700; default 300): ``small_dense@F:seed``.
+
 Datasets: OHSUMED and MQ2008 Fold1 training files (../shared/data), and synthetic sets
 written to a temporary directory by benchmarks/synthetic.py: ``dense`` (graded_dense: 20,000
 documents x 300 correlated dense features, labels 0..4) and ``sparse`` (sparse_letor: 50,000
@@ -99,6 +102,7 @@ def synthetic_file(name, directory, scale):
     from svmmap import dump_svmlight
 
     shape, _, seed = name.partition(":")
+    shape, _, features = shape.partition("@")
     seed = int(seed or 0)
     n_docs, n_features = max(200, int(50_000 * scale)), max(1000, int(100_000 * scale))
     if shape == "dense":
@@ -106,7 +110,7 @@ def synthetic_file(name, directory, scale):
     elif shape == "sparse":
         X, y, qid = synthetic.sparse_letor(n_docs=n_docs, n_features=n_features)
     elif shape == "small_dense":
-        X, y, qid = synthetic.small_dense(seed=seed)
+        X, y, qid = synthetic.small_dense(n_features=int(features or 300), seed=seed)
     elif shape == "ltr_like":
         X, y, qid = synthetic.ltr_challenge_like(seed=seed)
     else:
@@ -363,6 +367,14 @@ def matched_table(rows):
     return "\n".join(lines)
 
 
+def _with_features(datasets, features):
+    """small_dense once per feature count of ``features`` (300: its plain name, F: the set
+    ``small_dense@F``); the other datasets as they are."""
+    counts = [int(f) for f in features.split(",") if f]
+    return [name if name != "small_dense" or f == 300 else f"small_dense@{f}"
+            for name in datasets for f in (counts if name == "small_dense" else [300])]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--svm-rank", help="path of svm_rank_learn (built outside the repo)")
@@ -371,6 +383,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", default="0,1,2",
                         help="the seeds of issue 33's synthetic shapes (default 0,1,2)")
+    parser.add_argument("--features", default="300",
+                        help="the feature counts of small_dense (default 300; issue 33 asks "
+                             "for 100..700): each other count F is the set small_dense@F")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="fraction of the synthetic sets' documents and the sparse set's "
                              "features (default 1)")
@@ -401,8 +416,9 @@ def main(argv=None):
     unknown = sorted(set(datasets) - set(DATASETS))
     if unknown:
         sys.exit(f"vs_svm_rank: unknown datasets {unknown}; known: {', '.join(DATASETS)}")
-    datasets = [f"{d}:{seed}" if d in SEEDED else d for d in datasets
-                for seed in (args.seeds.split(",") if d in SEEDED else [None])]
+    datasets = [d if seed is None else f"{d}:{seed}"
+                for d in _with_features(datasets, args.features)
+                for seed in (args.seeds.split(",") if d.partition("@")[0] in SEEDED else [None])]
     Cs = [float(c) for c in args.Cs.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as directory:
