@@ -317,8 +317,10 @@ def _to_gap(row):
     recorded before these were measured)."""
     gap, reached = row.get("svm_rank_relative_gap"), row["profile"].get(
         "iterations_to_svm_rank_gap")
-    if gap is None or reached is None:
+    if gap is None:
         return "-"
+    if reached is None:
+        return f"{gap:.2g}: below svmmap's stop"
     return f"{gap:.2g}: {reached} ({reached / row['svm_rank_iterations']:.2f})"
 
 
@@ -451,7 +453,7 @@ def main(argv=None):
                     print(matched_table([row]).splitlines()[-1], flush=True)
     command = "python benchmarks/vs_svm_rank.py --svm-rank SVM_RANK_LEARN " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:])
-        if a != args.svm_rank and not a.startswith("--svm-rank"))
+        if a != args.svm_rank and a != "--svm-rank" and not a.startswith("--svm-rank="))
     markdown = table(rows) + ("\n\n" + args.note if args.note else "")
     if any("matched_ratio" in r for r in rows):
         markdown += ("\n\nAt svm_rank's certificate (--match-gap): svmmap_learn --rel-gap "
