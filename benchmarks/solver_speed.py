@@ -35,9 +35,14 @@ import json, sys, time, warnings
 sys.path.insert(0, {benchmarks!r})
 import _common, synthetic
 from svmmap import SVMMap
+SHAPES = {{"ltr_like": "ltr_challenge_like", "small_dense": "small_dense",
+          "sparse_graded": "sparse_graded"}}
 if {dataset!r} == "sparse":
     X, y, qid = synthetic.sparse_letor(n_docs=int(50_000 * {scale}),
                                        n_features=int(100_000 * {scale}))
+elif ":" in {dataset!r}:  # issue 33's shapes, shape:seed
+    shape, seed = {dataset!r}.split(":")
+    X, y, qid = getattr(synthetic, SHAPES[shape])(seed=int(seed))
 else:
     X, y, qid = _common.load_fold({dataset!r}, 1)[0]
 with warnings.catch_warnings():
@@ -67,7 +72,9 @@ def main(argv=None):
     parser.add_argument("--reference", required=True,
                         help="a checkout with its extensions built (the 'before')")
     parser.add_argument("--dataset", default="sparse",
-                        help="sparse (synthetic), or MQ2008 / OHSUMED (Fold1 training set)")
+                        help="sparse (synthetic), MQ2008 / OHSUMED (Fold1 training set), or "
+                             "one of issue 33's shapes with its seed: ltr_like:0, "
+                             "small_dense:1, sparse_graded:0")
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--Cs", default="100")
     parser.add_argument("--repeats", type=int, default=3)

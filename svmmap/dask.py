@@ -50,7 +50,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from typing import TYPE_CHECKING
 
-from svmstruct_api.plugin import StructuredModel, SummedConstraint
+from svmstruct_api.plugin import GroupedSums, StructuredModel, SummedConstraint
 
 from . import metrics
 from ._dask_partitions import _as_dask_matrix, _is_dataframe, aligned_partitions, query_boundaries
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     import dask.dataframe
     import numpy.typing as npt
 
-    from .core._typing import Callbacks, FloatArray, Matrix, PathLike, Vector
+    from .core._typing import Callbacks, FloatArray, IntArray, Matrix, PathLike, Vector
     from .features import BinnedFeatureMap
 
     #: what DaskSVMMap takes: Dask collections (kept on the workers) or local data
@@ -254,6 +254,10 @@ class DistributedRankingModel(StructuredModel):
     to the client, which the distributed model never does.
     """
 
+    #: the batch hook returns sums over the queries: over all of them (SummedConstraint),
+    #: or per cut group once the learner has set the groups (GroupedSums, sum_by_groups)
+    per_example_batches = False
+
     def __init__(self, X: da.Array, y: da.Array, qid: da.Array, client: Client,
                  plugin_params: dict[str, Any]) -> None:
         self.client = client
@@ -263,6 +267,11 @@ class DistributedRankingModel(StructuredModel):
         wait(self.partitions)
         summaries = client.gather([client.submit(Partition.summary, part, pure=False)
                                    for part in self.partitions])
+        #: the trainable queries (examples) of every partition, in partition order
+        self.partition_examples = [int(s[1]) for s in summaries]
+        #: the cut group of every example, per partition, and the size of every group
+        #: (None: one sum of all)
+        self.cut_groups: tuple[list[IntArray], IntArray] | None = None
         counts = np.array([s[:4] for s in summaries], dtype=np.int64).sum(axis=0)
         self.n_queries, self.n_examples, self.n_without_relevant, self.n_all_relevant = \
             (int(c) for c in counts)
@@ -273,17 +282,31 @@ class DistributedRankingModel(StructuredModel):
         for future in self.partitions:
             future.release()
 
-    def most_violated_constraints(self, w: FloatArray) -> SummedConstraint:
+    def sum_by_groups(self, groups: IntArray) -> bool:
+        """Sum the batches per cut group from now on (StructuredModel.sum_by_groups):
+        example j of the collection is the trainable query j in partition order, as the
+        in-process collection numbers them."""
+        offsets = np.cumsum([0, *self.partition_examples])
+        self.cut_groups = ([np.ascontiguousarray(groups[a:b], dtype=np.intp)
+                            for a, b in zip(offsets[:-1], offsets[1:])],
+                           np.bincount(groups).astype(np.intp))
+        return True
+
+    def most_violated_constraints(self, w: FloatArray) -> SummedConstraint | GroupedSums:
         """The fused pass on every partition; sum_q Delta_q and sum_q dpsi_q over all
-        queries, reduced pairwise in partition order."""
+        queries (per cut group once sum_by_groups has set them), reduced pairwise in
+        partition order."""
         w = np.ascontiguousarray(w, dtype=np.float64)
+        if self.cut_groups is not None:
+            partition_groups, counts = self.cut_groups
+            per_group = [self.client.submit(Partition.group_sums, part, w, groups,
+                                            len(counts), pure=False)
+                         for part, groups in zip(self.partitions, partition_groups)]
+            losses, dpsis = _tree_sum(self.client, per_group)
+            return GroupedSums(counts=counts, loss=losses, dpsi=dpsis)
         sums = [self.client.submit(Partition.constraint_sum, part, w, pure=False)
                 for part in self.partitions]
-        while len(sums) > 1:
-            pairs = [self.client.submit(_add, sums[i], sums[i + 1], pure=False)
-                     for i in range(0, len(sums) - 1, 2)]
-            sums = pairs + sums[len(sums) - len(sums) % 2:]
-        loss, dpsi = sums[0].result()
+        loss, dpsi = _tree_sum(self.client, sums)
         return SummedConstraint(n=self.n_examples, loss=loss, dpsi=dpsi)
 
     @staticmethod
@@ -339,9 +362,31 @@ class Partition:
         batch = self.plugin.most_violated_constraints(w)
         return float(np.sum(batch.loss)), batch.dpsi.sum(axis=0)
 
+    def group_sums(self, w: FloatArray, groups: IntArray, n_groups: int
+                   ) -> tuple[FloatArray, FloatArray]:
+        """(sum_{q in g} Delta_q, sum_{q in g} dpsi_q) of every cut group g over the
+        partition's trainable queries at w (``groups``: the group of each of them)."""
+        if self.plugin is None:
+            return np.zeros(n_groups), np.zeros((n_groups, self.n_features))
+        batch = self.plugin.most_violated_constraints(w)
+        dpsi = np.zeros((n_groups, self.n_features))
+        for g in np.flatnonzero(np.bincount(groups, minlength=n_groups)):
+            dpsi[g] = (groups == g).astype(np.float64) @ batch.dpsi
+        return np.bincount(groups, batch.loss, n_groups).astype(np.float64), dpsi
+
 
 def _add(a, b):
     return a[0] + b[0], a[1] + b[1]
+
+
+def _tree_sum(client: Client, sums: list[Any]) -> Any:
+    """The sum of the partitions' (loss, dpsi) futures, reduced pairwise in partition
+    order on the workers: the same order for the same layout, hence the same bits."""
+    while len(sums) > 1:
+        pairs = [client.submit(_add, sums[i], sums[i + 1], pure=False)
+                 for i in range(0, len(sums) - 1, 2)]
+        sums = pairs + sums[len(sums) - len(sums) % 2:]
+    return sums[0].result()
 
 
 def _ap_sum(model, X, y, qid, convention):

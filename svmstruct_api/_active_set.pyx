@@ -226,6 +226,8 @@ cdef class _Solver:
     cdef double[::1] x, grad, system, lu, rhs, work, inv, column, product, hf
     cdef intp[::1] pivots
     cdef intp[::1] face, position
+    #: the last line search ended at the optimum along its direction, unblocked
+    cdef bint unblocked
 
     def __init__(self, gram, losses, group, bounds, Py_ssize_t capacity):
         self.gram, self.losses, self.group, self.bounds = gram, losses, group, bounds
@@ -364,11 +366,12 @@ cdef class _Solver:
         for g in range(G):
             self.rhs[m + g] = y[g] + self.product[g]
 
-    cdef bint border(self, Py_ssize_t v) noexcept nogil:
+    cdef bint border(self, Py_ssize_t v, const double *known) noexcept nogil:
         """Enter variable v into the face by bordering the inverse: with b its KKT column,
         u = inv b and Schur complement s = H_vv - b.u,
         inv <- [[inv + u u^T / s, -u / s], [-u^T / s, 1 / s]].  False (nothing changed) when
-        s is zero up to rounding (v depends on F) or F is at its capacity."""
+        s is zero up to rounding (v depends on F) or F is at its capacity.  ``known``: u
+        already formed (``solve``'s first product with inv for this b), or NULL."""
         cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, r, c, i
         cdef Py_ssize_t stride = self.stride, gv = self.var_group(v)
         cdef double schur, scale, diag = self.hess(v, v), ur
@@ -378,7 +381,11 @@ cdef class _Solver:
             self.column[r] = 1.0 if r == gv else 0.0
         for i in range(m):
             self.column[G + i] = self.hess(self.face[i], v)
-        self.apply_inverse()
+        if known != NULL:
+            for r in range(n):
+                self.product[r] = known[r]
+        else:
+            self.apply_inverse()
         schur, scale = diag, fabs(diag)
         for r in range(n):
             schur -= self.column[r] * self.product[r]
@@ -630,6 +637,7 @@ cdef class _Solver:
             if step == 0.0 and self.face[blocking] == entered:
                 raise ActiveSetStuck  # what just entered would leave at once
         self.move(direction, m, step, blocking)
+        self.unblocked = blocking < 0
         if blocking >= 0:
             self.drop_nonpositive()
         return True
@@ -671,7 +679,8 @@ cdef class _Solver:
             scale += fabs(self.hess(self.face[i], j) * self.rhs[i])
         schur -= self.rhs[m + gj]
         if fabs(schur) > _SINGULAR * scale and m < self.capacity:
-            if not self.border(j):  # the two Schur complements disagree: rounding
+            # solve()'s first product inv b (work[n:2n]) is border's u
+            if not self.border(j, &self.work[n]):  # the Schur complements disagree: rounding
                 self.add(j)
                 if self.fresh() <= 0.0:
                     raise ActiveSetStuck
@@ -788,6 +797,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
     """
     cdef Py_ssize_t k = losses.shape[0], n_groups = bounds.shape[0], v, g, i, m
     cdef Py_ssize_t steps, entered = -1, refinements = 0
+    cdef bint at_optimum
     cdef double gap, objective, bmax = 0.0
     cdef _Solver s = _Solver(gram, losses, group, bounds, max_face)
     cdef double[::1] direction = np.empty(s.capacity + 1)
@@ -811,13 +821,19 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
                 raise ActiveSetStuck
     s.exact_gradient()
     s.rebuild(direction, face)
+    at_optimum = False
     for steps in range(1, max_steps + 1):
         if check is not None:
             check()
-        s.newton()  # rhs = [p; nu]
-        if s.largest_step() > _SINGULAR * bmax and s.newton_step(direction, entered):
-            entered = -1
-            continue
+        # after an unblocked Newton step x is at the face optimum: straight to the gap
+        # (a Newton step left short by rounding is taken by the refinement below)
+        if not at_optimum:
+            s.newton()  # rhs = [p; nu]
+            if s.largest_step() > _SINGULAR * bmax and s.newton_step(direction, entered):
+                entered = -1
+                at_optimum = s.unblocked
+                continue
+        at_optimum = False
         # at the face optimum: the gap, from the exact gradient
         s.exact_gradient()
         gap = s.gap(&objective)
@@ -855,7 +871,7 @@ def face_inverse_by_updates(const double[:, ::1] gram, const intp[::1] group,
         if s.position[v] >= 0:
             if not s.delete(s.position[v]):
                 raise ActiveSetStuck  # the smaller face is singular
-        elif not s.border(v):
+        elif not s.border(v, NULL):
             raise ActiveSetStuck  # the larger face is singular
     updated = np.array(s.face_state()[1])
     n = s.m + n_groups

@@ -56,6 +56,7 @@ import numpy as np
 from .bounds import ExampleBounds
 from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
+from .cut_groups import CUT_GROUPS, CutGroups
 from .options import FORMULATIONS, QP_SOLVERS, NonFiniteObjective
 from .plugin import ConstraintBatch, StructuredModel
 from .qp import QPTimeout, WorkingSet
@@ -90,6 +91,9 @@ class _Run:
         self.step = 1.0
         #: whether the last QP was solved to the strict tolerance (_qp_tolerance)
         self.strict = True
+        #: the slack group of every example where the formulation deals them into groups
+        #: (1-slack's cut groups, svmstruct_api.cut_groups), else None
+        self.example_groups = None
         #: set by each iteration: a stopping rule holds
         self.finished = False
         #: (P(w), w, max violation) of the QP's solution at which a stopping rule held
@@ -163,9 +167,19 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
 
     # -- what the two formulations define -------------------------------------------------
 
-    def _group_bounds(self, bounds):
-        """The bound C_g of every slack group of the working-set QP."""
+    def _group_bounds(self, bounds, example_groups):
+        """The bound C_g of every slack group of the working-set QP (``example_groups``:
+        what _example_groups gave)."""
         raise NotImplementedError
+
+    def _example_groups(self, model, basis):
+        """The slack group of every example where the formulation chooses them per model
+        (1-slack's cut groups), else None (its fixed groups)."""
+        return None
+
+    def _reported_slack(self, run, w):
+        """The slacks TrainingResult reports at w: the working set's, one per group."""
+        return run.working_set.slacks(w)
 
     def _select(self, run, batch, threshold):
         """(new constraints or None, largest excess violation) of one oracle pass at run.w
@@ -206,13 +220,19 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         (a feasible point of the new QP), re-solved: w and the dual objective of that QP."""
         bounds = self._example_bounds(model)
         if previous is None:
-            working_set = WorkingSet(model.n_features, self._group_bounds(bounds),
+            basis = self._row_basis(model)
+            groups = self._example_groups(model, basis)
+            working_set = WorkingSet(model.n_features, self._group_bounds(bounds, groups),
                                      np.asarray(model.regularized, dtype=bool),
-                                     solver=self.qp_solver, basis=self._row_basis(model))
-            return _Run(model, bounds, working_set, self.C)
+                                     solver=self.qp_solver, basis=basis)
+            run = _Run(model, bounds, working_set, self.C)
+            run.example_groups = groups
+            return run
+        groups = previous.example_groups
         working_set = previous.working_set
-        working_set.rescale_bounds(self._group_bounds(bounds), self.C / previous.C)
+        working_set.rescale_bounds(self._group_bounds(bounds, groups), self.C / previous.C)
         run = _Run(model, bounds, working_set, self.C)
+        run.example_groups = groups
         # P*(C) <= P*(C_prev) C / C_prev for C > C_prev: a bound on P before any is measured
         bound = previous.best[0] * max(self.C / previous.C, 1.0)
         solution = working_set.solve(self._qp_tolerance(run, bound))
@@ -383,7 +403,7 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
             w=np.array(final_w, copy=True), formulation=self.formulation, C=self.C,
             epsilon=self.epsilon, status=status, primal_objective=float(final_primal),
             dual_objective=float(run.dual), max_violation=float(final_violation),
-            slack=run.working_set.slacks(final_w),
+            slack=self._reported_slack(run, final_w),
             iterations=iteration, working_set_size=len(run.working_set),
             seconds=time.perf_counter() - run.start, oracle_seconds=run.oracle_seconds,
             qp_seconds=run.qp_seconds, history=run.history, rel_gap=self.rel_gap)
@@ -395,7 +415,7 @@ class NSlackSSVM(BaseSSVM):
 
     formulation = "n-slack"
 
-    def _group_bounds(self, bounds):
+    def _group_bounds(self, bounds, example_groups):
         return bounds.values
 
     def _select(self, run, batch, threshold):
@@ -407,10 +427,13 @@ class NSlackSSVM(BaseSSVM):
         return new, excess_each.max()
 
 
-class OneSlackSSVM(BaseSSVM):
+class OneSlackSSVM(CutGroups, BaseSSVM):
     """The 1-slack formulation (Joachims, Finley & Yu 2009): one slack shared by the
     averaged constraints  w.(sum_i b_i/C dpsi_i) >= sum_i b_i/C Delta_i - xi; one constraint
-    per iteration, added while violated by more than epsilon.
+    per iteration, added while violated by more than epsilon.  Where they apply, the slack
+    is split into cut groups (svmstruct_api.cut_groups): the same optimum, one averaged
+    constraint per group and iteration; ``TrainingResult.slack`` is then their
+    bound-weighted mean, the 1-slack xi of the model.
 
     Parameters: those of BaseSSVM (``prune_after`` 10 by default: each of 1-slack's
     constraints is a dim(w)-long row that every iteration passes over, and pruning after 10
@@ -420,6 +443,8 @@ class OneSlackSSVM(BaseSSVM):
     cache_size : remember each example's last ``cache_size`` most violated outputs and add
         the constraint they form, without an oracle pass, while it is violated by more than
         epsilon (SVMstruct's ``-w 4``; svmstruct_api.cache).  0: off.
+    cut_groups : the number of slack groups the examples are dealt into where cut groups
+        apply (svmstruct_api.cut_groups; at most one per example); 1: the plain 1-slack.
     """
 
     formulation = "1-slack"
@@ -427,16 +452,28 @@ class OneSlackSSVM(BaseSSVM):
     def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
                  max_iter: int | None = None, max_time: float | None = None,
                  callbacks: Any = None, prune_after: int | None = 10, qp_solver: str = "smo",
-                 cache_size: int = 0, rel_gap: float | None = None) -> None:
+                 cache_size: int = 0, rel_gap: float | None = None,
+                 cut_groups: int = CUT_GROUPS) -> None:
         super().__init__(C=C, epsilon=epsilon, max_iter=max_iter, max_time=max_time,
                          callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver,
                          rel_gap=rel_gap)
         if not (isinstance(cache_size, (int, np.integer)) and cache_size >= 0):
             raise ValueError(f"cache_size must be a non-negative integer, got {cache_size!r}")
         self.cache_size = int(cache_size)
+        if not (isinstance(cut_groups, (int, np.integer)) and cut_groups >= 1):
+            raise ValueError(f"cut_groups must be a positive integer, got {cut_groups!r}")
+        self.cut_groups = int(cut_groups)
 
-    def _group_bounds(self, bounds):
-        return [bounds.total]
+    def _group_bounds(self, bounds, example_groups):
+        if example_groups is None:
+            return [bounds.total]
+        return np.bincount(example_groups, bounds.values)
+
+    def _reported_slack(self, run, w):
+        slack = run.working_set.slacks(w)
+        if run.example_groups is None:
+            return slack
+        return np.array([slack @ run.working_set.group_bounds / run.bounds.total])
 
     def _start(self, model, previous=None):
         run = super()._start(model, previous)
@@ -477,6 +514,8 @@ class OneSlackSSVM(BaseSSVM):
         return ([0], dpsi[None, :], [loss], coefficients[None, :]), excess
 
     def _select(self, run, batch, threshold):
+        if run.example_groups is not None:
+            return self._grouped_cuts(run, batch, threshold)
         new, excess = self._averaged(run, batch)
         return (new if excess > threshold else None), excess
 

@@ -102,6 +102,38 @@ class SummedConstraint:
         return self.dpsi / self.n, self.loss / self.n, self._violation(w) / self.n
 
 
+@dataclass(frozen=True)
+class GroupedSums:
+    """The most violated constraints of all n examples summed per cut group of the 1-slack
+    learner (svmstruct_api.cut_groups): what a distributed model returns once the learner
+    has told it the groups (``StructuredModel.sum_by_groups``).  Every example has the same
+    bound.
+
+    Attributes
+    ----------
+    counts : ndarray (G,), the number of examples of each group.
+    loss : ndarray (G,), sum_{i in g} Delta(y_i, y_hat_i).
+    dpsi : ndarray (G, n_features), sum_{i in g} psi(x_i, y_i) - psi(x_i, y_hat_i).
+
+    Group g's violation at w is max(0, sum_{i in g} H_i(w)) (= sum_{i in g} max(0, H_i(w)),
+    every H_i >= 0 for an exact oracle, as for a SummedConstraint).
+    """
+
+    counts: np.ndarray
+    loss: np.ndarray
+    dpsi: np.ndarray
+
+    def violations(self, w: np.ndarray) -> np.ndarray:
+        """max(0, sum_{i in g} H_i(w)) of every group."""
+        return np.maximum(self.loss - self.dpsi @ w, 0.0)
+
+    def slack_cost(self, w: np.ndarray, bounds: ExampleBounds) -> float:
+        """C/n sum_g max(0, sum_{i in g} H_i(w)) (every example has the bound C/n)."""
+        if not bounds.uniform:
+            raise ValueError("GroupedSums need every example to have the same bound")
+        return float(bounds.values[0]) * float(self.violations(w).sum())
+
+
 class StructuredModel(ABC):
     """Base class of a structured-output problem for the cutting-plane learners."""
 
@@ -112,6 +144,17 @@ class StructuredModel(ABC):
     #: None, or the weight v_i > 0 of every example: the slack term becomes
     #: C/V sum_i v_i xi_i, V = sum_i v_i (svmstruct_api.learner, example bounds)
     example_weights: Any = None
+    #: whether most_violated_constraints returns a ConstraintBatch (each example's own
+    #: constraint): what the 1-slack learner's cut groups need (svmstruct_api.cut_groups);
+    #: False for a model that returns a SummedConstraint
+    per_example_batches: bool = True
+
+    def sum_by_groups(self, groups: np.ndarray) -> bool:
+        """Told the cut group of every example by the 1-slack learner where its batches
+        are not per example (svmstruct_api.cut_groups): return True to return GroupedSums
+        of those groups from then on; False (the default) keeps SummedConstraints and the
+        learner uses one group."""
+        return False
     #: None, or a RowBasis B (p x n_features; svmstruct_api.qp.WorkingSet) in which every
     #: constraint of a batch is B^T u: then ``batch.dpsi.basis_coefficients(v)`` gives the
     #: u of v^T dpsi, and the 1-slack learner may keep its constraints as u (p numbers
@@ -144,7 +187,8 @@ class StructuredModel(ABC):
     def true_output(self, i: int) -> Any:
         """y_i, the correct output of example i."""
 
-    def most_violated_constraints(self, w: np.ndarray) -> ConstraintBatch | SummedConstraint:
+    def most_violated_constraints(self, w: np.ndarray
+                                  ) -> ConstraintBatch | SummedConstraint | GroupedSums:
         """ConstraintBatch for all examples; override with a vectorised version."""
         losses = np.empty(self.n_examples)
         dpsi = np.empty((self.n_examples, self.n_features))

@@ -22,9 +22,10 @@ from .records import QPProblem, QPResult, QPState, check_deadline
 #: the step budget before the next solver takes over: this many per constraint, plus a floor
 STEPS_PER_CONSTRAINT = 5
 MIN_STEPS = 100
-#: the scope: at most this many groups, and a KKT system of at most this many rows (its
-#: inverse, kept from solve to solve, is 18 MB at 1500)
-MAX_GROUPS = 8
+#: the scope: at most this many groups (1-slack's cut groups, svmstruct_api.cut_groups),
+#: and a KKT system of at most this many rows (its inverse, kept from solve to solve, is
+#: 18 MB at 1500)
+MAX_GROUPS = 16
 MAX_SYSTEM = 1500
 
 __all__ = ["ActiveSetStuck", "active_set_solve", "applies", "solve"]
@@ -32,8 +33,8 @@ __all__ = ["ActiveSetStuck", "active_set_solve", "applies", "solve"]
 
 def applies(problem: QPProblem) -> bool:
     """No free component in play, at most MAX_GROUPS groups, and a face's KKT system
-    (rank(G) + 2 #groups rows at most) within MAX_SYSTEM: cheap for 1-slack, not for
-    n-slack's hundreds of groups, where cvxopt's primal is faster."""
+    (rank(G) + 2 #groups rows at most) within MAX_SYSTEM: cheap for 1-slack and its cut
+    groups, not for n-slack's hundreds of groups, where cvxopt's primal is faster."""
     n_groups = problem.n_groups
     face = min(problem.size, problem.rank_bound + n_groups)
     return not problem.free_in_use and n_groups <= MAX_GROUPS and \

@@ -88,7 +88,10 @@ def test_solver_by_the_shape_of_the_problem():
         assert solution.dual_objective == pytest.approx(reference.dual_objective, rel=1e-8)
 
 
-    small = _working_set(vectors[:10], losses[:10], np.arange(10), np.full(10, 10.0), "smo")
+    # more groups than the active set takes, K <= dim(w) + #groups: SMO
+    n = active_set_module.MAX_GROUPS + 4
+    small = _working_set(rng.normal(size=(n, 4)), rng.uniform(0, 1, n), np.arange(n),
+                         np.full(n, 10.0), "smo")
     assert small.solve().form == "smo"
 
 

@@ -72,7 +72,9 @@ def test_training_that_aggregates_reaches_the_same_optimum(monkeypatch, C):
                                   rate=0.3)
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
     plugin = MapPlugin(collection)
-    plain = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7).fit(plugin)
+    # aggregation is of a single group's working set: the plain 1-slack (cut_groups=1)
+    plain = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7,
+                         cut_groups=1).fit(plugin)
 
     aggregated = []
     original = OneSlackSSVM._aggregate
@@ -90,7 +92,8 @@ def test_training_that_aggregates_reaches_the_same_optimum(monkeypatch, C):
     monkeypatch.setattr(upkeep_module, "_AGGREGATE_NUMBERS", 20 * 15)
     monkeypatch.setattr(upkeep_module, "_AGGREGATE_MIN", 20)
     monkeypatch.setattr(upkeep_module, "_AGGREGATE_KEEP", 5)
-    small = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7).fit(plugin)
+    small = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7,
+                         cut_groups=1).fit(plugin)
     assert plain.converged and small.converged
     if C > 100:
         assert aggregated, "the budget of 20 rows never aggregated"

@@ -76,7 +76,8 @@ def test_a_registered_solver_is_picked_up_by_name(toy):
 def test_the_learners_take_a_registered_solver_by_name(toy):
     X, y, qid = random_collection(seed=3, n_queries=8, docs=(6, 12), n_features=5)
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
-    results = {name: make_learner(C=10.0, epsilon=1e-4, qp_solver=name).fit(
+    # the toy takes single-group QPs: the plain 1-slack (cut_groups=1)
+    results = {name: make_learner(C=10.0, epsilon=1e-4, qp_solver=name, cut_groups=1).fit(
         MapPlugin(collection)) for name in ("toy", "smo")}
     assert toy and results["toy"].converged
     assert results["toy"].primal_objective == pytest.approx(results["smo"].primal_objective,

@@ -1,0 +1,99 @@
+"""Multi-cut 1-slack: the examples dealt into groups, one averaged cut per group and oracle
+pass (a mixin of svmstruct_api.learner.OneSlackSSVM).
+
+The 1-slack formulation's one slack xi (bound C) is split into G slacks xi_g, one per group
+g of examples, with bounds C_g = sum_{i in g} b_i:
+
+    min_w  1/2 |w|^2 + sum_g C_g xi_g
+    s.t.   w.(sum_{i in g} b_i/C_g dpsi_i(y_i')) >= sum_{i in g} b_i/C_g Delta_i(y_i') - xi_g
+           for every group g and every choice of outputs y_i' of its examples.
+
+At any w the best xi_g is the group's sum_{i in g} b_i/C_g max(0, H_i(w)) (the max of a sum of
+independent terms is the sum of the maxes), so the objective is the same P(w) = 1/2 |w|^2 +
+sum_i b_i H_i(w) as 1-slack's (G = 1) and n-slack's (G = n), with the same optimum and the
+same certificate: the dual objective of every working-set QP bounds P* from below.  One
+oracle pass gives every group's cut from the same per-example constraints (its documents'
+coefficients summed per group: no pass over X per group), and the cuts of the groups whose
+excess violation passes the threshold join the working set.
+
+Why.  A working-set model of 1-slack cuts is a single max over averaged cuts, and in R^p the
+optimum needs up to p + 1 of them, each costing an oracle pass: at the certified gap of 1e-6
+the 1-slack loop takes 560 / 1,058 passes on issue 33's ltr_like set (300 features, 200
+queries) at C = 100 / 1000, where svm_rank stops after 68 / 152 at its own, 1,000 times
+looser, gap.  The G-slack model is a sum of G maxes, which holds every combination of the
+groups' cuts: with G = 16 the same fits take 102 / 154 passes (small_dense: 115 -> 44 at
+C = 100, 227 -> 65 at C = 1000; MQ2008 Fold1 85 -> 36 and 176 -> 51), the oracle's time
+falls with them, and the QP's (faces of rank + G variables, the active set's MAX_GROUPS)
+grows less than it falls (benchmarks/results/issue33_cut_groups.md).
+
+When.  Cut groups need the per-example constraints of a ConstraintBatch, or a model that
+sums them per group where they are (a distributed model told the groups by
+``StructuredModel.sum_by_groups`` returns GroupedSums: svmmap.dask), rows
+kept as dim(w)-long vectors (a row basis of documents would keep G coefficient vectors of
+every document per pass) of at most _MAX_FEATURES components (the active set's systems and
+the G rows a pass adds stay small), and no constraint cache (whose cuts are formed whole);
+elsewhere G = 1, the plain 1-slack.  Examples are dealt round-robin (example i to group
+i mod G), so every group holds queries from all over the collection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .plugin import GroupedSums
+
+#: the number of groups by default (where cut groups apply: module doc), at most one per
+#: example (OneSlackSSVM's ``cut_groups``)
+CUT_GROUPS = 16
+#: cut groups only for w of at most this many components (module doc, "When")
+_MAX_FEATURES = 1000
+
+
+class CutGroups:
+    """The groups of the multi-cut 1-slack formulation (module doc): which group each
+    example's slack joins, and the cuts of one oracle pass."""
+
+    cache_size: int
+    cut_groups: int
+
+    def _example_groups(self, model: Any, basis: Any) -> np.ndarray | None:
+        """The cut group of every example (example i in group i mod G, G the learner's
+        ``cut_groups`` or the number of examples if smaller), or None for the plain
+        1-slack (module doc, "When").  A model whose batches are not per example is told
+        the groups and must agree to sum its batches by them."""
+        n_groups = min(self.cut_groups, model.n_examples)
+        if self.cache_size or basis is not None or model.n_features > _MAX_FEATURES \
+                or n_groups < 2:
+            return None
+        groups = np.arange(model.n_examples) % n_groups
+        if not model.per_example_batches and not model.sum_by_groups(groups):
+            return None
+        return groups
+
+    def _grouped_cuts(self, run: Any, batch: Any, threshold: float) -> tuple[Any, float]:
+        """(the cuts of the groups whose excess violation over their slack passes
+        ``threshold``, or None; the largest excess): group g's cut is
+        (sum_{i in g} b_i/C_g dpsi_i, sum_{i in g} b_i/C_g Delta_i), its violation at w
+        sum_{i in g} b_i/C_g max(0, H_i(w))."""
+        if isinstance(batch, GroupedSums):  # the sums of a distributed model
+            losses = batch.loss / batch.counts
+            violation = batch.violations(run.w) / batch.counts
+        else:
+            group = run.example_groups
+            weights = run.bounds.values / run.working_set.group_bounds[group]
+            n_groups = len(run.working_set.group_bounds)
+            losses = np.bincount(group, weights * batch.loss, n_groups)
+            violation = np.bincount(
+                group, weights * np.maximum(batch.violations(run.w), 0.0), n_groups)
+        excess = violation - run.working_set.slacks(run.w, run.oracle_margins)
+        chosen = np.flatnonzero(excess > threshold)
+        if len(chosen) == 0:
+            return None, float(excess.max())
+        if isinstance(batch, GroupedSums):
+            vectors = batch.dpsi[chosen] / batch.counts[chosen, None]
+        else:
+            vectors = np.stack([np.where(group == g, weights, 0.0) @ batch.dpsi
+                                for g in chosen])
+        return (chosen, vectors, losses[chosen]), float(excess.max())
