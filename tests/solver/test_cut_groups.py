@@ -1,0 +1,85 @@
+"""1-slack's cut groups (svmstruct_api.cut_groups): where they apply, the same optimum as the
+plain 1-slack and n-slack within the certificates, and fewer oracle passes."""
+
+import numpy as np
+import pytest
+
+from svmmap.core.collection import QueryCollection
+from svmmap.core.plugins import MapPlugin
+from svmstruct_api.bounds import ExampleBounds
+from svmstruct_api.cut_groups import CUT_GROUPS
+from svmstruct_api.learner import OneSlackSSVM, make_learner
+from svmstruct_api.plugin import ConstraintBatch, GroupedSums
+
+from conftest import random_collection
+
+
+def _plugin(seed=9, n_queries=30, n_features=15):
+    X, y, qid = random_collection(seed=seed, n_queries=n_queries, docs=(5, 30),
+                                  n_features=n_features, rate=0.3)
+    collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
+    return MapPlugin(collection)
+
+
+def test_examples_are_dealt_round_robin_into_the_groups():
+    plugin = _plugin(n_queries=40)
+    learner = OneSlackSSVM(C=10.0)
+    groups = learner._example_groups(plugin, None)
+    assert groups is not None and len(groups) == plugin.n_examples
+    np.testing.assert_array_equal(groups, np.arange(plugin.n_examples) % CUT_GROUPS)
+    # at most one group per example; none with the cache, a row basis or cut_groups=1
+    few = _plugin(n_queries=5)
+    np.testing.assert_array_equal(learner._example_groups(few, None), np.arange(few.n_examples))
+    assert OneSlackSSVM(C=10.0, cache_size=2)._example_groups(plugin, None) is None
+    assert learner._example_groups(plugin, object()) is None
+    assert OneSlackSSVM(C=10.0, cut_groups=1)._example_groups(plugin, None) is None
+    with pytest.raises(ValueError, match="cut_groups"):
+        OneSlackSSVM(cut_groups=0)
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0, 1000.0])
+def test_cut_groups_reach_the_plain_optimum_in_fewer_oracle_passes(C):
+    """The G-slack problem is the same P(w): the objectives of the grouped, the plain 1-slack
+    and the n-slack fit agree within their certified gaps; the grouped fit's working set holds
+    cuts of every group, and it needs fewer oracle passes where the plain one needs many."""
+    plugin = _plugin()
+    fits = {name: make_learner(formulation, C=C, epsilon=None, rel_gap=1e-7, **extra)
+            .fit(plugin) for name, formulation, extra in (
+                ("grouped", "1-slack", {}), ("plain", "1-slack", {"cut_groups": 1}),
+                ("n-slack", "n-slack", {}))}
+    assert all(fit.converged for fit in fits.values())
+    for name in ("plain", "n-slack"):
+        assert abs(fits["grouped"].primal_objective - fits[name].primal_objective) <= \
+            fits["grouped"].duality_gap + fits[name].duality_gap + 1e-12 * C
+    assert len(fits["grouped"].slack) == len(fits["plain"].slack) == 1
+    if C >= 100:
+        assert fits["grouped"].iterations < fits["plain"].iterations / 2
+
+
+def test_the_reported_slack_is_the_bound_weighted_mean_of_the_groups():
+    """TrainingResult.slack of a grouped fit is the 1-slack xi of its model: at the end,
+    the mean violation of the queries is within it plus epsilon (conftest's certificate)."""
+    plugin = _plugin()
+    result = make_learner("1-slack", C=10.0, epsilon=1e-6).fit(plugin)
+    violations = plugin.most_violated_constraints(result.w).violations(result.w)
+    assert violations.mean() <= result.slack[0] + 1e-6 + 1e-9
+    assert result.slack[0] >= 0
+
+
+def test_grouped_sums_give_the_per_example_cuts_and_objective():
+    """A distributed model's GroupedSums of a batch give the same group cuts, violations
+    and slack cost as the per-example ConstraintBatch they sum."""
+    rng = np.random.default_rng(4)
+    n, d, G = 11, 5, 3
+    batch = ConstraintBatch(loss=rng.uniform(0.1, 1, n), dpsi=rng.normal(size=(n, d)))
+    w = 0.01 * rng.normal(size=d)  # every H_i > 0, as an exact oracle's
+    groups = np.arange(n) % G
+    sums = GroupedSums(counts=np.bincount(groups), loss=np.bincount(groups, batch.loss, G),
+                       dpsi=np.stack([batch.dpsi[groups == g].sum(axis=0) for g in range(G)]))
+    bounds = ExampleBounds(values=np.full(n, 2.0 / n), total=2.0, uniform=True)
+    assert sums.slack_cost(w, bounds) == pytest.approx(batch.slack_cost(w, bounds), rel=1e-12)
+    per_group = np.bincount(groups, np.maximum(batch.violations(w), 0), G) / sums.counts
+    np.testing.assert_allclose(sums.violations(w) / sums.counts, per_group, rtol=1e-12)
+    with pytest.raises(ValueError, match="same bound"):
+        sums.slack_cost(w, ExampleBounds(values=np.linspace(1, 2, n), total=16.5,
+                                         uniform=False))
