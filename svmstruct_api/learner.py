@@ -18,7 +18,9 @@ every working-set QP.
 - ``"1-slack"`` (:class:`OneSlackSSVM`) is the formulation of Joachims, Finley & Yu (2009):
   a single slack xi shared by the averaged constraints
   w.(1/n sum_i dpsi_i) >= 1/n sum_i Delta_i - xi;  training stops when
-  the most violated one is violated by at most epsilon.
+  the most violated one is violated by at most epsilon.  Where they apply, the slack is
+  split into cut groups of examples, one averaged constraint per group and oracle pass
+  (svmstruct_api.cut_groups): the same optimum in fewer passes.
 
 At termination both satisfy every constraint of the full problem up to epsilon, so
 P(w) <= P* + C epsilon + delta, delta the duality gap the last working-set QP was solved to

@@ -44,17 +44,25 @@ def applies(problem: QPProblem) -> bool:
 def solve(problem: QPProblem, state: QPState) -> QPResult:
     """(D) from state.alpha and the last face (state.memory); "failed" when the method
     gave up (step budget, or no step possible)."""
-    alpha = state.alpha.copy()
     k = problem.size
     deadline = state.deadline
-    try:
-        steps, gap, objective, face = active_set_solve(
-            problem.gram(), problem.losses, problem.groups, problem.bounds, alpha,
-            state.abs_gap, state.rel_gap, problem.rank_bound + problem.n_groups,
-            STEPS_PER_CONSTRAINT * k + MIN_STEPS,
-            None if deadline is None else lambda: check_deadline(deadline),
-            _last_face(problem, state.memory))
-    except ActiveSetStuck:
+    last_face = _last_face(problem, state.memory)
+    # the last face first; stuck from it, once more from the support of alpha alone (a
+    # face rebuilt afresh), and once from alpha = 0, before the next solver takes over
+    starts = [(state.alpha, last_face)] if last_face is not None else []
+    starts += [(state.alpha, None), (np.zeros_like(state.alpha), None)]
+    for start, face in starts:
+        alpha = start.copy()
+        try:
+            steps, gap, objective, face = active_set_solve(
+                problem.gram(), problem.losses, problem.groups, problem.bounds, alpha,
+                state.abs_gap, state.rel_gap, problem.rank_bound + problem.n_groups,
+                STEPS_PER_CONSTRAINT * k + MIN_STEPS,
+                None if deadline is None else lambda: check_deadline(deadline), face)
+            break
+        except ActiveSetStuck:
+            continue
+    else:
         return QPResult.failed("the active-set method could not move")
     variables, inverse, updates = face
     # constraints by their ids, a group's slack (variable K + g) as -1 - g
