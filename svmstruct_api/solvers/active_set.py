@@ -49,7 +49,8 @@ def solve(problem: QPProblem, state: QPState) -> QPResult:
     last_face = _last_face(problem, state.memory)
     # the last face first; stuck from it, once more from the support of alpha alone (a
     # face rebuilt afresh), and once from alpha = 0, before the next solver takes over
-    starts = [(state.alpha, last_face)] if last_face is not None else []
+    starts: list[tuple[np.ndarray, tuple | None]] = \
+        [(state.alpha, last_face)] if last_face is not None else []
     starts += [(state.alpha, None), (np.zeros_like(state.alpha), None)]
     for start, face in starts:
         alpha = start.copy()
