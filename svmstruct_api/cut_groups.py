@@ -21,10 +21,11 @@ optimum needs up to p + 1 of them, each costing an oracle pass: at the certified
 the 1-slack loop takes 560 / 1,058 passes on issue 33's ltr_like set (300 features, 200
 queries) at C = 100 / 1000, where svm_rank stops after 68 / 152 at its own, 1,000 times
 looser, gap.  The G-slack model is a sum of G maxes, which holds every combination of the
-groups' cuts: with G = 16 the same fits take 102 / 154 passes (small_dense: 115 -> 44 at
+groups' cuts: with G = 16 the same fits take 103 / 154 passes (small_dense: 115 -> 44 at
 C = 100, 227 -> 65 at C = 1000; MQ2008 Fold1 85 -> 36 and 176 -> 51), the oracle's time
 falls with them, and the QP's (faces of rank + G variables, the active set's MAX_GROUPS)
-grows less than it falls (benchmarks/results/issue33_cut_groups.md).
+grows less than that: svmmap_learn took 0.66-0.84x main's (a5f4736) time on issue 33's
+dense sets and on every LETOR Fold1 cell (benchmarks/results/issue33_cut_groups.md).
 
 When.  Cut groups need the per-example constraints of a ConstraintBatch, or a model that
 sums them per group where they are (a distributed model told the groups by
