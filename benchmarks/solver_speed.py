@@ -60,8 +60,11 @@ def child(dataset, C, scale, max_time, pythonpath, env=None):
     code = CHILD.format(benchmarks=str(HERE), dataset=dataset, scale=scale, C=C,
                         max_time=max_time)
     environment = dict(os.environ, PYTHONPATH=pythonpath, **(env or {}))
+    # run in the checkout measured: ``python -c`` puts its working directory before
+    # PYTHONPATH, so from another checkout that one would be imported instead
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=environment, check=False)
+                          env=environment, check=False,
+                          cwd=pythonpath.split(os.pathsep)[0])
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip()[-2000:])
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -328,11 +328,12 @@ cdef class _Solver:
                 for r in range(n):
                     self.product[r] += cc * row[r]
 
-    cdef void solve(self) noexcept nogil:
+    cdef void solve(self, bint refine=True) noexcept nogil:
         """rhs <- KKT_F^{-1} rhs (rhs ordered F's variables first, then the groups), with
         one step of iterative refinement: y = inv b, then y += inv (b - KKT_F y) (a product
         with an explicit inverse is not backward stable as an LU solve is; the refinement
-        recovers that accuracy on the ill-conditioned faces of large C)."""
+        recovers that accuracy on the ill-conditioned faces of large C).  Without
+        ``refine``, y alone (a third of the work)."""
         cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, i, j, g
         cdef double *b = &self.work[0]  # work holds 4 (m + G) doubles: b, y
         cdef double *y = &self.work[n]
@@ -347,6 +348,12 @@ cdef class _Solver:
         self.apply_inverse()
         for i in range(n):
             y[i] = self.product[i]
+        if not refine:
+            for i in range(m):
+                self.rhs[i] = y[G + i]
+            for g in range(G):
+                self.rhs[m + g] = y[g]
+            return
         # residual b - KKT_F y, into column
         for g in range(G):
             self.column[g] = b[g]
@@ -556,12 +563,27 @@ cdef class _Solver:
         objective[0] = 0.5 * (linear + weighted)
         return total - weighted
 
-    cdef void newton(self) noexcept nogil:
-        """rhs <- [p; nu]: the step from x to the face optimum, the groups' gradient there."""
+    cdef void group_multipliers(self) noexcept nogil:
+        """rhs[m + g] <- nu_g, the groups' part of KKT_F^{-1} [g_F; 0] (the inverse's group
+        rows times the face's gradient: G |F| products, no refinement): what choosing the
+        entering variable needs at a face optimum."""
+        cdef Py_ssize_t g, i, G = self.n_groups, m = self.m
+        cdef double acc
+        cdef const double *row
+        for g in range(G):
+            row = &self.inv[g * self.stride + G]
+            acc = 0.0
+            for i in range(m):
+                acc += row[i] * self.grad[self.face[i]]
+            self.rhs[m + g] = acc
+
+    cdef void newton(self, bint refine=True) noexcept nogil:
+        """rhs <- [p; nu]: the step from x to the face optimum, the groups' gradient there
+        (``refine``: see ``solve``)."""
         cdef Py_ssize_t i
         for i in range(self.m + self.n_groups):
             self.rhs[i] = self.grad[self.face[i]] if i < self.m else 0.0
-        self.solve()
+        self.solve(refine)
 
     cdef double largest_step(self) noexcept nogil:
         cdef Py_ssize_t i
@@ -828,7 +850,9 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
         # after an unblocked Newton step x is at the face optimum: straight to the gap
         # (a Newton step left short by rounding is taken by the refinement below)
         if not at_optimum:
-            s.newton()  # rhs = [p; nu]
+            # rhs = [p; nu], unrefined: a step left short by rounding is finished by the
+            # refined solve of the face-optimum branch below
+            s.newton(False)
             if s.largest_step() > _SINGULAR * bmax and s.newton_step(direction, entered):
                 entered = -1
                 at_optimum = s.unblocked
@@ -841,7 +865,9 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
             for v in range(k):
                 alpha[v] = s.x[v]
             return steps, gap, objective, s.face_state()
-        s.newton()
+        # which variable enters needs only the groups' nu: the inverse's group rows times
+        # the face's gradient, not the whole (refined) Newton solve
+        s.group_multipliers()
         entered = s.most_violated()
         if entered >= 0:
             refinements = 0
@@ -849,6 +875,12 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
             continue
         # no variable outside the face is violated, yet the gap is open: the face optimum
         # is not accurate enough; refine it with Newton steps on the exact gradient
+        s.newton()
+        entered = s.most_violated()
+        if entered >= 0:  # the refined nu shows a violated variable after all
+            refinements = 0
+            s.enter(entered, direction)
+            continue
         refinements += 1
         if refinements > _REFINEMENTS or not s.newton_step(direction, -1):
             raise ActiveSetStuck
