@@ -24,8 +24,9 @@ looser, gap.  The G-slack model is a sum of G maxes, which holds every combinati
 groups' cuts: with G = 16 the same fits take 103 / 154 passes (small_dense: 115 -> 44 at
 C = 100, 227 -> 65 at C = 1000; MQ2008 Fold1 85 -> 36 and 176 -> 51), the oracle's time
 falls with them, and the QP's (faces of rank + G variables, the active set's MAX_GROUPS)
-grows less than that: svmmap_learn took 0.66-0.84x main's (a5f4736) time on issue 33's
-dense sets and on every LETOR Fold1 cell (benchmarks/results/issue33_cut_groups.md).
+grows less than that: with the active set's cheaper steps, svmmap_learn took 0.46-0.87x
+the time of main before them (a5f4736) on issue 33's dense sets and on every LETOR Fold1
+cell (benchmarks/results/issue33_cut_groups.md).
 
 When.  Cut groups need the per-example constraints of a ConstraintBatch, or a model that
 sums them per group where they are (a distributed model told the groups by
