@@ -40,9 +40,13 @@ SHAPES = {{"ltr_like": "ltr_challenge_like", "small_dense": "small_dense",
 if {dataset!r} == "sparse":
     X, y, qid = synthetic.sparse_letor(n_docs=int(50_000 * {scale}),
                                        n_features=int(100_000 * {scale}))
-elif ":" in {dataset!r}:  # issue 33's shapes, shape:seed
+elif ":" in {dataset!r}:  # issue 33's shapes, shape[@features[/queries]]:seed
     shape, seed = {dataset!r}.split(":")
-    X, y, qid = getattr(synthetic, SHAPES[shape])(seed=int(seed))
+    shape, _, size = shape.partition("@")
+    features, _, queries = size.partition("/")
+    size = dict(n_features=int(features)) if features else {{}}
+    size.update(n_queries=int(queries)) if queries else None
+    X, y, qid = getattr(synthetic, SHAPES[shape])(seed=int(seed), **size)
 else:
     X, y, qid = _common.load_fold({dataset!r}, 1)[0]
 with warnings.catch_warnings():
@@ -77,7 +81,9 @@ def main(argv=None):
     parser.add_argument("--dataset", default="sparse",
                         help="sparse (synthetic), MQ2008 / OHSUMED (Fold1 training set), or "
                              "one of issue 33's shapes with its seed: ltr_like:0, "
-                             "small_dense:1, sparse_graded:0")
+                             "small_dense:1, sparse_graded:0, and small_dense or "
+                             "sparse_graded with features and queries: "
+                             "small_dense@1000/40:1")
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--Cs", default="100")
     parser.add_argument("--repeats", type=int, default=3)

@@ -174,7 +174,7 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         what _example_groups gave)."""
         raise NotImplementedError
 
-    def _example_groups(self, model, basis):
+    def _example_groups(self, model):
         """The slack group of every example where the formulation chooses them per model
         (1-slack's cut groups), else None (its fixed groups)."""
         return None
@@ -222,8 +222,8 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         (a feasible point of the new QP), re-solved: w and the dual objective of that QP."""
         bounds = self._example_bounds(model)
         if previous is None:
-            basis = self._row_basis(model)
-            groups = self._example_groups(model, basis)
+            groups = self._example_groups(model)
+            basis = None if groups is not None else self._row_basis(model)
             working_set = WorkingSet(model.n_features, self._group_bounds(bounds, groups),
                                      np.asarray(model.regularized, dtype=bool),
                                      solver=self.qp_solver, basis=basis)
@@ -245,8 +245,8 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         return run
 
     def _row_basis(self, model):
-        """The basis the working set keeps its rows in (svmstruct_api.qp.WorkingSet): none
-        by default (dim(w)-long rows)."""
+        """The basis the working set keeps its rows in (svmstruct_api.qp.WorkingSet) where
+        the formulation has fixed slack groups: none by default (dim(w)-long rows)."""
         return None
 
     def fit(self, model: StructuredModel) -> TrainingResult:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import HealthCheck, settings
 
 #: the repository's root (tests/ is one level below it): README.md, benchmarks/, svmmap/
@@ -89,6 +90,27 @@ def random_collection(seed, n_queries=12, docs=(5, 25), n_features=6, rate=0.3):
     X = rng.normal(size=(len(qid), n_features))
     signal = X @ rng.normal(size=n_features) + rng.normal(scale=1.5, size=len(qid))
     y = (signal > np.quantile(signal, 1 - rate)).astype(float)
+    return X, y, qid
+
+
+def wide_arrays(seed, n_queries=12, docs=(4, 12), n_features=300, per_doc=6):
+    """Sparse documents (CSR, ``per_doc`` non-zeros) with more features than documents, as
+    text data has; binary labels that depend on the features, every query with a relevant
+    and a non-relevant document."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(docs[0], docs[1] + 1, n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    m = len(qid)
+    rows = np.repeat(np.arange(m), per_doc)
+    cols = rng.integers(0, n_features, m * per_doc)
+    X = sp.csr_matrix((rng.uniform(0.1, 1.0, m * per_doc), (rows, cols)),
+                      shape=(m, n_features))
+    X.sum_duplicates()
+    signal = X @ rng.normal(size=n_features) + rng.normal(scale=0.3, size=m)
+    y = (signal > np.quantile(signal, 0.7)).astype(float)
+    for q in range(n_queries):
+        lo, hi = np.searchsorted(qid, [q, q + 1])
+        y[lo], y[hi - 1] = 1.0, 0.0
     return X, y, qid
 
 

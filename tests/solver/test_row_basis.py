@@ -5,7 +5,6 @@ are the ones of the dim(w)-long rows."""
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from svmmap.core.collection import QueryCollection
 from svmmap.core.plugins import MapPlugin
@@ -13,24 +12,12 @@ from svmmap.core.plugins.rows import DocumentBasis
 from svmstruct_api.learner import OneSlackSSVM, make_learner
 from svmstruct_api.qp import WorkingSet
 
+from conftest import wide_arrays
 
-def _wide_collection(seed, n_queries=12, docs=(4, 12), n_features=300, per_doc=6):
-    """Sparse documents with more features than documents (as text data has)."""
-    rng = np.random.default_rng(seed)
-    sizes = rng.integers(docs[0], docs[1] + 1, n_queries)
-    qid = np.repeat(np.arange(n_queries), sizes)
-    m = len(qid)
-    rows = np.repeat(np.arange(m), per_doc)
-    cols = rng.integers(0, n_features, m * per_doc)
-    X = sp.csr_matrix((rng.uniform(0.1, 1.0, m * per_doc), (rows, cols)),
-                      shape=(m, n_features))
-    X.sum_duplicates()
-    signal = X @ rng.normal(size=n_features) + rng.normal(scale=0.3, size=m)
-    y = (signal > np.quantile(signal, 0.7)).astype(float)
-    for q in range(n_queries):  # every query keeps a relevant and a non-relevant document
-        lo, hi = np.searchsorted(qid, [q, q + 1])
-        y[lo], y[hi - 1] = 1.0, 0.0
-    collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
+
+def _wide_collection(seed, **shape):
+    """conftest.wide_arrays as a trainable QueryCollection."""
+    collection, _, _ = QueryCollection.from_arrays(*wide_arrays(seed, **shape)).trainable()
     return collection
 
 
@@ -80,10 +67,10 @@ def test_a_basis_needs_coefficients_and_every_component_regularised():
 
 @pytest.mark.parametrize("C", [1.0, 1000.0])
 def test_training_in_the_basis_reaches_the_optimum_of_the_rows(monkeypatch, C):
-    """On documents fewer than features the learner keeps its cuts in the basis; the
-    optimum equals that of the same fit with rows, within both certified gaps, and the
-    cuts it kept are exactly X^T u of the oracle's coefficients (the rows' vectors)."""
-    plugin = MapPlugin(_wide_collection(7, n_queries=20))
+    """On documents fewer than features, with w wider than cut groups take
+    (svmstruct_api.cut_groups), the learner keeps its cuts in the basis; the optimum equals
+    that of the same fit with rows, within both certified gaps."""
+    plugin = MapPlugin(_wide_collection(7, n_queries=20, n_features=1200))
     assert 4 * plugin.collection.X.shape[0] <= 3 * plugin.n_features
     learner = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7)
     started = []
