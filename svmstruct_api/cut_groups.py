@@ -60,14 +60,13 @@ class CutGroups:
     cache_size: int
     cut_groups: int
 
-    def _example_groups(self, model: Any, basis: Any) -> np.ndarray | None:
+    def _example_groups(self, model: Any) -> np.ndarray | None:
         """The cut group of every example (example i in group i mod G, G the learner's
         ``cut_groups`` or the number of examples if smaller), or None for the plain
         1-slack (module doc, "When").  A model whose batches are not per example is told
         the groups and must agree to sum its batches by them."""
         n_groups = min(self.cut_groups, model.n_examples)
-        if self.cache_size or basis is not None or model.n_features > _MAX_FEATURES \
-                or n_groups < 2:
+        if self.cache_size or model.n_features > _MAX_FEATURES or n_groups < 2:
             return None
         groups = np.arange(model.n_examples) % n_groups
         if not model.per_example_batches and not model.sum_by_groups(groups):

@@ -408,7 +408,7 @@ def test_max_time_is_honoured_inside_the_qp(monkeypatch):
 def test_ctrl_c_inside_the_qp_keeps_the_best_model(monkeypatch, solver):
     """Ctrl-C inside either warm-started QP solver ends training with the best model so far."""
     if solver == "smo_solve":  # SMO takes the QPs: one group, and not the active set
-        monkeypatch.setattr(CutGroups, "_example_groups", lambda self, model, basis: None)
+        monkeypatch.setattr(CutGroups, "_example_groups", lambda self, model: None)
         monkeypatch.setattr(active_set_module, "MAX_GROUPS", 0)
     X, y, qid = random_collection(4, n_queries=6, n_features=4)
     module = smo_module if solver == "smo_solve" else active_set_module

@@ -7,11 +7,11 @@ import pytest
 from svmmap.core.collection import QueryCollection
 from svmmap.core.plugins import MapPlugin
 from svmstruct_api.bounds import ExampleBounds
-from svmstruct_api.cut_groups import CUT_GROUPS
+from svmstruct_api.cut_groups import _MAX_FEATURES, CUT_GROUPS
 from svmstruct_api.learner import OneSlackSSVM, make_learner
 from svmstruct_api.plugin import ConstraintBatch, GroupedSums
 
-from conftest import random_collection
+from conftest import random_collection, wide_arrays
 
 
 def _plugin(seed=9, n_queries=30, n_features=15):
@@ -24,15 +24,17 @@ def _plugin(seed=9, n_queries=30, n_features=15):
 def test_examples_are_dealt_round_robin_into_the_groups():
     plugin = _plugin(n_queries=40)
     learner = OneSlackSSVM(C=10.0)
-    groups = learner._example_groups(plugin, None)
+    groups = learner._example_groups(plugin)
     assert groups is not None and len(groups) == plugin.n_examples
     np.testing.assert_array_equal(groups, np.arange(plugin.n_examples) % CUT_GROUPS)
-    # at most one group per example; none with the cache, a row basis or cut_groups=1
+    # at most one group per example; none with the cache, a w of more than _MAX_FEATURES
+    # components or cut_groups=1
     few = _plugin(n_queries=5)
-    np.testing.assert_array_equal(learner._example_groups(few, None), np.arange(few.n_examples))
-    assert OneSlackSSVM(C=10.0, cache_size=2)._example_groups(plugin, None) is None
-    assert learner._example_groups(plugin, object()) is None
-    assert OneSlackSSVM(C=10.0, cut_groups=1)._example_groups(plugin, None) is None
+    np.testing.assert_array_equal(learner._example_groups(few), np.arange(few.n_examples))
+    assert OneSlackSSVM(C=10.0, cache_size=2)._example_groups(plugin) is None
+    assert learner._example_groups(_plugin(n_features=_MAX_FEATURES + 1)) is None
+    assert learner._example_groups(_plugin(n_features=_MAX_FEATURES)) is not None
+    assert OneSlackSSVM(C=10.0, cut_groups=1)._example_groups(plugin) is None
     with pytest.raises(ValueError, match="cut_groups"):
         OneSlackSSVM(cut_groups=0)
 
@@ -54,6 +56,49 @@ def test_cut_groups_reach_the_plain_optimum_in_fewer_oracle_passes(C):
     assert len(fits["grouped"].slack) == len(fits["plain"].slack) == 1
     if C >= 100:
         assert fits["grouped"].iterations < fits["plain"].iterations / 2
+
+
+@pytest.mark.parametrize("C", [1.0, 1000.0])
+@pytest.mark.parametrize("n_features", [300, _MAX_FEATURES + 200])
+def test_the_rows_and_the_basis_path_of_documents_fewer_than_features(monkeypatch, C,
+                                                                      n_features):
+    """Documents at most 3/4 of the features (where the plain 1-slack keeps its cuts in the
+    documents' basis, learner._row_basis): a w of at most _MAX_FEATURES components takes
+    cut groups with dim(w)-long rows (the rows path), a wider one the plain 1-slack in the
+    basis (the basis path), whatever cut_groups says.  Each reaches the optimum of the
+    other storage (the rows forced, or the basis of cut_groups=1) and of n-slack within
+    the certified gaps."""
+    X, y, qid = wide_arrays(3, n_queries=24, n_features=n_features)
+    collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
+    plugin = MapPlugin(collection)
+    assert 4 * collection.X.shape[0] <= 3 * n_features
+    runs = []
+    original = OneSlackSSVM._start
+
+    def recording(self, model, previous=None):
+        runs.append(original(self, model, previous))
+        return runs[-1]
+
+    monkeypatch.setattr(OneSlackSSVM, "_start", recording)
+    settings = dict(C=C, epsilon=None, rel_gap=1e-7)
+    default = OneSlackSSVM(**settings).fit(plugin)
+    grouped = n_features <= _MAX_FEATURES
+    assert (runs[-1].example_groups is not None) == grouped
+    assert runs[-1].working_set.basis is (None if grouped else plugin.row_basis)
+    if grouped:  # the other storage: the plain 1-slack, which keeps the basis
+        other = OneSlackSSVM(cut_groups=1, **settings).fit(plugin)
+        assert runs[-1].example_groups is None
+        assert runs[-1].working_set.basis is plugin.row_basis
+        assert default.iterations < other.iterations
+    else:
+        monkeypatch.setattr(OneSlackSSVM, "_row_basis", lambda self, model: None)
+        other = OneSlackSSVM(**settings).fit(plugin)
+        assert runs[-1].example_groups is None and runs[-1].working_set.basis is None
+    n_slack = make_learner("n-slack", **settings).fit(plugin)
+    assert default.converged and other.converged and n_slack.converged
+    for fit in (other, n_slack):
+        assert abs(default.primal_objective - fit.primal_objective) <= \
+            default.duality_gap + fit.duality_gap + 1e-12 * C
 
 
 def test_the_reported_slack_is_the_bound_weighted_mean_of_the_groups():
