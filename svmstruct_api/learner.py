@@ -497,8 +497,10 @@ class OneSlackSSVM(CutGroups, BaseSSVM):
         three products with B (B a of the new row, B^T u for w, the oracle's own X^T u)
         that cost about K p / 30 each for K ~ 100 on the sparse LETOR-like sets
         (20 stored values a document).  So the basis is used when p <= 3/4 dim(w); only
-        without the constraint cache (whose constraints are formed as dim(w)-long rows)
-        and with every component regularised."""
+        without the constraint cache (whose constraints are formed as dim(w)-long rows),
+        with every component regularised, and for the plain 1-slack (BaseSSVM._start asks
+        after cut groups, whose G cuts a pass would each cost a product with B:
+        svmstruct_api.cut_groups, "Why at most _MAX_FEATURES")."""
         basis = getattr(model, "row_basis", None)
         if basis is None or self.cache_size or \
                 not np.all(np.asarray(model.regularized, dtype=bool)):
