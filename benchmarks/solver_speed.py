@@ -49,6 +49,16 @@ elif ":" in {dataset!r}:  # issue 33's shapes, shape[@features[/queries]]:seed
     X, y, qid = getattr(synthetic, SHAPES[shape])(seed=int(seed), **size)
 else:
     X, y, qid = _common.load_fold({dataset!r}, 1)[0]
+if {cut_groups} is not None:  # the 1-slack learner's cut groups, at any width of w
+    import svmstruct_api.cut_groups
+    from svmmap.core import training
+    svmstruct_api.cut_groups._MAX_FEATURES = X.shape[1]
+    made = training.learner
+    def with_groups(*args, **kwargs):
+        chosen = made(*args, **kwargs)
+        chosen.cut_groups = {cut_groups}
+        return chosen
+    training.learner = with_groups
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     cpu = time.process_time()
@@ -60,9 +70,9 @@ print(json.dumps({{"seconds": r.seconds, "cpu": cpu, "oracle": r.oracle_seconds,
 """
 
 
-def child(dataset, C, scale, max_time, pythonpath, env=None):
+def child(dataset, C, scale, max_time, pythonpath, env=None, cut_groups=None):
     code = CHILD.format(benchmarks=str(HERE), dataset=dataset, scale=scale, C=C,
-                        max_time=max_time)
+                        max_time=max_time, cut_groups=cut_groups)
     environment = dict(os.environ, PYTHONPATH=pythonpath, **(env or {}))
     # run in the checkout measured: ``python -c`` puts its working directory before
     # PYTHONPATH, so from another checkout that one would be imported instead
@@ -89,6 +99,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-time", type=float, default=600.0)
     parser.add_argument("--name", default="solver_speed")
+    parser.add_argument("--cut-groups", type=int, default=None,
+                        help="the 1-slack learner's cut_groups in both checkouts, whatever "
+                             "the number of features (default: each checkout's own rule)")
     args = parser.parse_args(argv)
     this = str(HERE.parent)
     reference = os.pathsep.join([args.reference, this])
@@ -100,7 +113,7 @@ def main(argv=None):
         for _ in range(args.repeats):
             for name, (path, env) in variants.items():
                 runs[name].append(child(args.dataset, C, args.scale, args.max_time, path,
-                                        env))
+                                        env, args.cut_groups))
         for name, results in runs.items():
             ratios = [r["seconds"] / a["seconds"] for r, a in zip(results, runs["after"])]
             row = {"C": C, "variant": name, "ratio_to_after": statistics.median(ratios),
@@ -120,7 +133,8 @@ def main(argv=None):
                      f"{r['oracle']:.3f} | {r['qp']:.3f} | {r['ratio_to_after']:.2f} | "
                      f"{r['iterations']}, {r['status']} | {r['objective']:.10g} |")
     command = (f"python benchmarks/solver_speed.py --reference CHECKOUT --dataset {args.dataset} "
-               f"--scale {args.scale:g} --Cs {args.Cs} --repeats {args.repeats}")
+               f"--scale {args.scale:g} --Cs {args.Cs} --repeats {args.repeats}"
+               + (f" --cut-groups {args.cut_groups}" if args.cut_groups else ""))
     record(args.name, command, rows, "\n".join(lines))
     return rows
 

@@ -36,12 +36,14 @@ G = 1, the plain 1-slack.  Examples are dealt round-robin (example i to group i 
 every group holds queries from all over the collection.
 
 Why at most _MAX_FEATURES.  A wide w needs many cuts whatever their grouping, and G of them
-a pass make the working set, not the passes, the cost: on issue 33's 5 10^4 x 10^5 sparse
-set at C = 1000 the plain 1-slack converges in 954 passes and 13.7 s with 50-95 cuts, G = 4
-in 642 passes and 68 s with 880, G = 16 had not converged after 120 s and 1,290 cuts.
-Cut groups keep their rows as dim(w)-long vectors, and the learner chooses the documents'
-basis (OneSlackSSVM._row_basis) only for the plain 1-slack: each of the G cuts of a pass
-would cost a product with X there (B a_g), on a w this narrow more than it saves.  Where
+a pass make the working set's QP, not the passes, the cost: on issue 33's 5 10^4 x 10^5
+sparse set at C = 1000 the plain 1-slack (its cuts in the documents' basis) converges in
+954 passes and 14.2 s, G = 4 in 657 passes and 95 s (QP 86 s), and G = 16 had not
+converged after 205 passes and 120 s (benchmarks/results/solver_speed_cut_groups_wide_G4.md,
+_G16.md).  Cut groups keep their rows as dim(w)-long vectors, and the learner chooses the
+documents' basis (OneSlackSSVM._row_basis) only for the plain 1-slack: each of the G cuts
+of a pass would cost a product with X there (B a_g), on a w this narrow more than it
+saves.  Where
 the basis had been taken for its size (698 documents, 1,000 dense features), the grouped
 rows took 39 / 64 passes and 0.31-0.33x the time of the plain basis's 210 / 444 at C = 100 /
 1000 (benchmarks/results/solver_speed_basis_or_groups_small_dense_1000_40_1.md).
