@@ -513,14 +513,22 @@ cdef class _Solver:
         self.refresh()
 
     cdef void move(self, double[::1] direction, Py_ssize_t m, double step,
-                   Py_ssize_t blocking) noexcept nogil:
+                   Py_ssize_t blocking, bint face_only=False) noexcept nogil:
         """x_F += step direction (over the first m face entries), the gradient with it; the
-        blocking entry (if >= 0) exactly at 0."""
+        blocking entry (if >= 0) exactly at 0.  ``face_only``: only the face's gradient,
+        from H_F direction in ``product`` (``curvature`` formed it: O(|F|) instead of
+        O(K |F|)); the rest is stale until ``exact_gradient``, which every face optimum
+        forms before anything outside the face is read."""
         cdef Py_ssize_t r, i, v
         cdef double d
         for i in range(m):
             v = self.face[i]
             d = step * direction[i]
+            if face_only:
+                if v < self.k:
+                    self.grad[v] -= step * self.product[i]
+                self.x[v] += d
+                continue
             if d == 0.0:
                 continue
             self.x[v] += d
@@ -658,7 +666,7 @@ cdef class _Solver:
             step = limit
             if step == 0.0 and self.face[blocking] == entered:
                 raise ActiveSetStuck  # what just entered would leave at once
-        self.move(direction, m, step, blocking)
+        self.move(direction, m, step, blocking, True)  # product: curvature's H_F direction
         self.unblocked = blocking < 0
         if blocking >= 0:
             self.drop_nonpositive()
