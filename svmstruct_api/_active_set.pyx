@@ -57,6 +57,8 @@ cnp.import_array()
 
 ctypedef cnp.intp_t intp
 
+#: a Schur complement above this (relative to its terms) is nonzero without refinement
+cdef double _CLEAR = 1e-6
 #: a Schur complement or reciprocal condition number below this counts as singular
 cdef double _SINGULAR = 1e-10
 #: multipliers below this fraction of their group's bound are rounding (cvxopt's interior
@@ -687,27 +689,38 @@ cdef class _Solver:
                 best, best_var = score, v
         return best_var
 
+    cdef double schur_complement(self, Py_ssize_t j, bint refine, double *scale) noexcept nogil:
+        """The Schur complement s = H_jj + [G_Fj; e_g].[q; eta] of bordering F with j, with
+        rhs <- -[q; eta] = KKT_F^{-1} [G_Fj; e_g] (``refine``: see ``solve``; work[n:2n]
+        holds the unrefined product either way) and *scale the size of the terms summed."""
+        cdef Py_ssize_t m = self.m, i, gj = self.var_group(j)
+        cdef double schur = self.hess(j, j)
+        for i in range(m + self.n_groups):
+            self.rhs[i] = 0.0
+        for i in range(m):
+            self.rhs[i] = self.hess(self.face[i], j)
+        self.rhs[m + gj] = 1.0
+        self.solve(refine)
+        scale[0] = schur + fabs(self.rhs[m + gj])
+        for i in range(m):
+            schur -= self.hess(self.face[i], j) * self.rhs[i]
+            scale[0] += fabs(self.hess(self.face[i], j) * self.rhs[i])
+        return schur - self.rhs[m + gj]
+
     cdef int enter(self, Py_ssize_t j, double[::1] direction) except -1:
         """Enter variable j (at x_j >= 0) into the face (module doc): return 1 when F + j is
         nonsingular (j added, refactored); otherwise move along (q, 1), whose curvature is
         the Schur complement (0 up to rounding), in the sense in which f does not decrease,
         by an exact line search cut where a variable reaches 0 (it leaves; j is added unless
         it is that variable), and return 0."""
-        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, i, gj = self.var_group(j)
+        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, i
         cdef Py_ssize_t blocking, v
-        cdef double schur, scale, ascent, limit, step, diag = self.hess(j, j)
-        for i in range(n):
-            self.rhs[i] = 0.0
-        for i in range(m):
-            self.rhs[i] = self.hess(self.face[i], j)
-        self.rhs[m + gj] = 1.0
-        self.solve()  # rhs = -[q; eta]
-        schur = diag
-        scale = diag + fabs(self.rhs[m + gj])
-        for i in range(m):
-            schur -= self.hess(self.face[i], j) * self.rhs[i]
-            scale += fabs(self.hess(self.face[i], j) * self.rhs[i])
-        schur -= self.rhs[m + gj]
+        cdef double schur, scale, ascent, limit, step
+        # rhs = -[q; eta], unrefined first: a Schur complement clearly away from 0 decides
+        # alone (border updates the inverse from that same first product either way)
+        schur = self.schur_complement(j, False, &scale)
+        if not (fabs(schur) > _CLEAR * scale and m < self.capacity):
+            schur = self.schur_complement(j, True, &scale)
         if fabs(schur) > _SINGULAR * scale and m < self.capacity:
             # solve()'s first product inv b (work[n:2n]) is border's u
             if not self.border(j, &self.work[n]):  # the Schur complements disagree: rounding
