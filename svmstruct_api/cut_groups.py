@@ -43,10 +43,9 @@ converged after 205 passes and 120 s (benchmarks/results/solver_speed_cut_groups
 _G16.md).  Cut groups keep their rows as dim(w)-long vectors, and the learner chooses the
 documents' basis (OneSlackSSVM._row_basis) only for the plain 1-slack: each of the G cuts
 of a pass would cost a product with X there (B a_g), on a w this narrow more than it
-saves.  Where
-the basis had been taken for its size (698 documents, 1,000 dense features), the grouped
-rows took 39 / 64 passes and 0.31-0.33x the time of the plain basis's 210 / 444 at C = 100 /
-1000 (benchmarks/results/solver_speed_basis_or_groups_small_dense_1000_40_1.md).
+saves.  Where the basis had been taken for its size (698 documents, 1,000 dense features),
+the grouped rows took 39 / 64 passes and 0.31-0.33x the time of the plain basis's 210 / 444
+at C = 100 / 1000 (benchmarks/results/solver_speed_basis_or_groups_small_dense_1000_40_1.md).
 """
 
 from __future__ import annotations
