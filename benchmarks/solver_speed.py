@@ -44,8 +44,11 @@ elif ":" in {dataset!r}:  # issue 33's shapes, shape[@features[/queries]]:seed
     shape, seed = {dataset!r}.split(":")
     shape, _, size = shape.partition("@")
     features, _, queries = size.partition("/")
-    size = dict(n_features=int(features)) if features else {{}}
-    size.update(n_queries=int(queries)) if queries else None
+    size = {{}}
+    if features:
+        size["n_features"] = int(features)
+    if queries:
+        size["n_queries"] = int(queries)
     X, y, qid = getattr(synthetic, SHAPES[shape])(seed=int(seed), **size)
 else:
     X, y, qid = _common.load_fold({dataset!r}, 1)[0]

@@ -114,6 +114,23 @@ def wide_arrays(seed, n_queries=12, docs=(4, 12), n_features=300, per_doc=6):
     return X, y, qid
 
 
+@pytest.fixture
+def started_runs(monkeypatch):
+    """The state (svmstruct_api.learner._Run) every 1-slack fit of the test starts from, in
+    order: its example groups and working set (its row basis) as the learner chose them."""
+    from svmstruct_api.learner import OneSlackSSVM
+
+    runs = []
+    original = OneSlackSSVM._start
+
+    def recording(self, model, previous=None):
+        runs.append(original(self, model, previous))
+        return runs[-1]
+
+    monkeypatch.setattr(OneSlackSSVM, "_start", recording)
+    return runs
+
+
 def query_lines(q, n=8, relevant=3, label=1, qid=True, seed=0):
     """SVMlight lines of query ``q``: ``n`` documents, the first ``relevant`` of grade
     ``label``, four random features (seeded by ``seed`` and ``q``); ``qid=False`` leaves out

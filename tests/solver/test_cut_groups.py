@@ -60,43 +60,31 @@ def test_cut_groups_reach_the_plain_optimum_in_fewer_oracle_passes(C):
 
 @pytest.mark.parametrize("C", [1.0, 1000.0])
 @pytest.mark.parametrize("n_features", [300, _MAX_FEATURES + 200])
-def test_the_rows_and_the_basis_path_of_documents_fewer_than_features(monkeypatch, C,
+def test_the_rows_and_the_basis_path_of_documents_fewer_than_features(started_runs, C,
                                                                       n_features):
     """Documents at most 3/4 of the features (where the plain 1-slack keeps its cuts in the
     documents' basis, learner._row_basis): a w of at most _MAX_FEATURES components takes
     cut groups with dim(w)-long rows (the rows path), a wider one the plain 1-slack in the
-    basis (the basis path), whatever cut_groups says.  Each reaches the optimum of the
-    other storage (the rows forced, or the basis of cut_groups=1) and of n-slack within
-    the certified gaps."""
+    basis (the basis path) at the default cut_groups.  Each reaches n-slack's optimum
+    within the certified gaps, the rows path also the plain 1-slack's in the basis
+    (cut_groups=1) in fewer passes (the basis path against forced rows: test_row_basis)."""
     X, y, qid = wide_arrays(3, n_queries=24, n_features=n_features)
     collection, _, _ = QueryCollection.from_arrays(X, y, qid).trainable()
     plugin = MapPlugin(collection)
     assert 4 * collection.X.shape[0] <= 3 * n_features
-    runs = []
-    original = OneSlackSSVM._start
-
-    def recording(self, model, previous=None):
-        runs.append(original(self, model, previous))
-        return runs[-1]
-
-    monkeypatch.setattr(OneSlackSSVM, "_start", recording)
     settings = dict(C=C, epsilon=None, rel_gap=1e-7)
     default = OneSlackSSVM(**settings).fit(plugin)
     grouped = n_features <= _MAX_FEATURES
-    assert (runs[-1].example_groups is not None) == grouped
-    assert runs[-1].working_set.basis is (None if grouped else plugin.row_basis)
-    if grouped:  # the other storage: the plain 1-slack, which keeps the basis
-        other = OneSlackSSVM(cut_groups=1, **settings).fit(plugin)
-        assert runs[-1].example_groups is None
-        assert runs[-1].working_set.basis is plugin.row_basis
-        assert default.iterations < other.iterations
-    else:
-        monkeypatch.setattr(OneSlackSSVM, "_row_basis", lambda self, model: None)
-        other = OneSlackSSVM(**settings).fit(plugin)
-        assert runs[-1].example_groups is None and runs[-1].working_set.basis is None
-    n_slack = make_learner("n-slack", **settings).fit(plugin)
-    assert default.converged and other.converged and n_slack.converged
-    for fit in (other, n_slack):
+    assert (started_runs[-1].example_groups is not None) == grouped
+    assert started_runs[-1].working_set.basis is (None if grouped else plugin.row_basis)
+    others = [make_learner("n-slack", **settings).fit(plugin)]
+    if grouped:  # the plain 1-slack keeps the basis
+        others.append(OneSlackSSVM(cut_groups=1, **settings).fit(plugin))
+        assert started_runs[-1].example_groups is None
+        assert started_runs[-1].working_set.basis is plugin.row_basis
+        assert default.iterations < others[-1].iterations
+    assert default.converged and all(fit.converged for fit in others)
+    for fit in others:
         assert abs(default.primal_objective - fit.primal_objective) <= \
             default.duality_gap + fit.duality_gap + 1e-12 * C
 

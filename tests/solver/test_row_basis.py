@@ -66,27 +66,18 @@ def test_a_basis_needs_coefficients_and_every_component_regularised():
 
 
 @pytest.mark.parametrize("C", [1.0, 1000.0])
-def test_training_in_the_basis_reaches_the_optimum_of_the_rows(monkeypatch, C):
+def test_training_in_the_basis_reaches_the_optimum_of_the_rows(monkeypatch, started_runs, C):
     """On documents fewer than features, with w wider than cut groups take
     (svmstruct_api.cut_groups), the learner keeps its cuts in the basis; the optimum equals
     that of the same fit with rows, within both certified gaps."""
     plugin = MapPlugin(_wide_collection(7, n_queries=20, n_features=1200))
     assert 4 * plugin.collection.X.shape[0] <= 3 * plugin.n_features
     learner = make_learner("1-slack", C=C, epsilon=None, rel_gap=1e-7)
-    started = []
-    original = OneSlackSSVM._start
-
-    def recording(self, model, previous=None):
-        run = original(self, model, previous)
-        started.append(run.working_set)
-        return run
-
-    monkeypatch.setattr(OneSlackSSVM, "_start", recording)
     in_basis = learner.fit(plugin)
-    assert started[-1].basis is plugin.row_basis
+    assert started_runs[-1].working_set.basis is plugin.row_basis
     monkeypatch.setattr(OneSlackSSVM, "_row_basis", lambda self, model: None)
     as_rows = learner.fit(plugin)
-    assert started[-1].basis is None
+    assert started_runs[-1].working_set.basis is None
     assert in_basis.converged and as_rows.converged
     assert abs(in_basis.primal_objective - as_rows.primal_objective) <= \
         in_basis.duality_gap + as_rows.duality_gap + 1e-12 * C
