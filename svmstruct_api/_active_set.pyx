@@ -35,7 +35,10 @@ independent, so |F| <= rank(G) + #groups.  One step is one of:
   bordered system: s != 0, F + j is nonsingular; s = 0 (a_j depends on F's points: a
   duplicate constraint, or F spans the rank already), the direction (q, 1) has zero
   curvature and ascent g_j - nu_g > 0: x moves along it until a variable of F reaches 0,
-  and j takes its place (Wolfe's exchange).
+  and j takes its place (Wolfe's exchange).  When j has entered by bordering, the Newton
+  step of F + j is (g_j - nu_g) times the primal part of the new inverse's last column
+  (the old face's optimum leaves a residual only in j's row), so the step that follows an
+  entry costs O(|F|), not a solve.
 
 Every step raises f or shrinks F, so the method ends; a step budget bounds it anyway
 (cycling under rounding) and the caller falls back to cvxopt when it reports failure.
@@ -67,8 +70,12 @@ cdef double _NEGLIGIBLE = 1e-10
 #: Newton steps on the exact gradient when no variable is violated but the gap is open
 cdef Py_ssize_t _REFINEMENTS = 3
 #: face changes made by updating the inverse (bordering, deletion) before it is formed afresh:
-#: this many, or the face's size if larger (forming it costs O(|F|^3), an update O(|F|^2))
+#: this many, or _REFRESH_PER_VARIABLE times the face's size if more (forming it costs
+#: O(|F|^3), an update O(|F|^2)).  Four times rather than once: the same steps and objective
+#: on issue 33's ltr_like set at C = 100 and 1000, with a quarter of the refactorings and
+#: 17-20% less of the QP's time (benchmarks/results/solver_speed_entering_step_*.md)
 cdef Py_ssize_t _REFRESH = 100
+cdef Py_ssize_t _REFRESH_PER_VARIABLE = 4
 
 
 # -- dense LU of the face's KKT system (row-major, partial pivoting) ----------------------
@@ -219,8 +226,8 @@ cdef class _Solver:
     which the entering step computes anyway, must be nonzero), one leaves by deleting its
     row and column from the inverse (the inverse of a principal submatrix).  It is formed
     afresh (LU with partial pivoting, then F's columns solved for: O(|F|^3)) at the start of
-    a solve that has no usable face from the last one, after _REFRESH updates (rounding
-    accumulates) and when an update's pivot is too small to trust."""
+    a solve that has no usable face from the last one, after max(_REFRESH,
+    _REFRESH_PER_VARIABLE |F|) updates (rounding accumulates) and when an update's pivot is too small to trust."""
     cdef const double[:, ::1] gram
     cdef const double[::1] losses, bounds
     cdef const intp[::1] group
@@ -445,9 +452,9 @@ cdef class _Solver:
         return True
 
     cdef void refresh(self) except *:
-        """Form the inverse afresh once max(_REFRESH, |F|) updates have accumulated;
-        ActiveSetStuck when the face's system is singular."""
-        if self.updates > max(_REFRESH, self.m) and self.fresh() <= 0.0:
+        """Form the inverse afresh once max(_REFRESH, _REFRESH_PER_VARIABLE |F|) updates
+        have accumulated; ActiveSetStuck when the face's system is singular."""
+        if self.updates > max(_REFRESH, _REFRESH_PER_VARIABLE * self.m) and self.fresh() <= 0.0:
             raise ActiveSetStuck
 
     cdef void load(self, const intp[::1] face, const double[:, ::1] inverse,
@@ -501,8 +508,8 @@ cdef class _Solver:
 
     cdef void drop_nonpositive(self) except *:
         """Remove the face's variables at x <= 0 (they are set to exactly 0), updating the
-        inverse; formed afresh when an update cannot be trusted or _REFRESH have
-        accumulated (ActiveSetStuck when singular)."""
+        inverse; formed afresh when an update cannot be trusted or ``refresh`` says so
+        (ActiveSetStuck when singular)."""
         cdef Py_ssize_t i, v
         cdef bint sound = True
         for i in range(self.m - 1, -1, -1):  # delete() moves the last variable to i
@@ -674,6 +681,41 @@ cdef class _Solver:
             self.drop_nonpositive()
         return True
 
+    cdef double entering_direction(self, double[::1] direction, double excess,
+                                   Py_ssize_t entered) noexcept nogil:
+        """direction <- the Newton step p of the face that variable ``entered`` (its excess
+        g_j - nu_g at the last face's optimum) has just joined as its last variable, from
+        the inverse's last column [d; eta] = KKT_F^{-1} e_j in O(|F|) instead of a solve and
+        a product with H_F: at the last optimum g_F = E_F^T nu except in j's row, so
+        p = (g_j - nu_g) d, with product <- H_F p = (g_j - nu_g)(e_j - E_F^T eta); return
+        the curvature p^T H_F p = (g_j - nu_g)^2 d_j (d^T H_F d = d^T e_j, as E_F d = 0), or
+        -1 when j is not the face's last variable or d_j is not positive."""
+        cdef Py_ssize_t m = self.m, G = self.n_groups, stride = self.stride, i
+        cdef Py_ssize_t last = self.m + self.n_groups - 1
+        cdef double dj = self.inv[last * stride + last]
+        if m == 0 or self.face[m - 1] != entered or not dj > 0.0:
+            return -1.0
+        for i in range(m):
+            direction[i] = excess * self.inv[(G + i) * stride + last]
+            self.product[i] = -excess * self.inv[self.var_group(self.face[i]) * stride + last]
+        self.product[m - 1] += excess
+        self.project(direction, m)
+        return excess * excess * dj
+
+    cdef bint entering_step(self, double[::1] direction, double excess,
+                            Py_ssize_t entered) except -1:
+        """``newton_step`` on the face that ``entered`` has just joined by bordering, its
+        step from ``entering_direction``; False (nothing moved) when that has none or it is
+        no ascent direction."""
+        cdef double curvature = self.entering_direction(direction, excess, entered)
+        if curvature < 0.0:
+            return False
+        return self.line_search(direction, self.m, curvature, entered)
+
+    cdef double excess(self, Py_ssize_t j) noexcept nogil:
+        """g_j - nu_g for variable j outside the face (nu in rhs, as ``most_violated``)."""
+        return (self.grad[j] if j < self.k else 0.0) - self.rhs[self.m + self.var_group(j)]
+
     cdef Py_ssize_t most_violated(self) noexcept nogil:
         """The variable outside the face of largest C_g (g_j - nu_g) > 0 (nu in rhs), -1
         when there is none."""
@@ -841,7 +883,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
     cdef Py_ssize_t k = losses.shape[0], n_groups = bounds.shape[0], v, g, i, m
     cdef Py_ssize_t steps, entered = -1, refinements = 0
     cdef bint at_optimum
-    cdef double gap, objective, bmax = 0.0
+    cdef double gap, objective, excess, bmax = 0.0
     cdef _Solver s = _Solver(gram, losses, group, bounds, max_face)
     cdef double[::1] direction = np.empty(s.capacity + 1)
     cdef double[::1] mass = np.zeros(n_groups)
@@ -892,7 +934,11 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
         entered = s.most_violated()
         if entered >= 0:
             refinements = 0
-            s.enter(entered, direction)
+            excess = s.excess(entered)
+            # a bordered face: its Newton step from the inverse's new column, in O(|F|)
+            if s.enter(entered, direction) and s.entering_step(direction, excess, entered):
+                entered = -1
+                at_optimum = s.unblocked
             continue
         # no variable outside the face is violated, yet the gap is open: the face optimum
         # is not accurate enough; refine it with Newton steps on the exact gradient
@@ -934,3 +980,34 @@ def face_inverse_by_updates(const double[:, ::1] gram, const intp[::1] group,
     solved = np.array(s.rhs[:n])
     s.fresh()
     return updated, np.array(s.face_state()[1]), np.array(s.face[:s.m]), solved
+
+
+def entering_step_and_solve(const double[:, ::1] gram, const double[::1] losses,
+                            const intp[::1] group, const double[::1] bounds,
+                            const double[::1] x, first, Py_ssize_t entering):
+    """(the Newton step after ``entering`` joins the face ``first`` by bordering, as the
+    solver forms it from the inverse's new column; H_F times it as formed there; its
+    curvature as formed there; the same step from a refined solve of the new face's KKT
+    system), at the multipliers and slacks ``x``, which must be a face optimum of ``first``.
+    What the tests compare; the solver's own path is the same calls."""
+    cdef Py_ssize_t k = gram.shape[0], n_groups = bounds.shape[0], i
+    cdef _Solver s = _Solver(gram, losses, group, bounds, k + n_groups)
+    cdef double[::1] direction = np.empty(k + n_groups + 1)
+    cdef double curvature, excess
+    for i in range(k + n_groups):
+        s.x[i] = x[i]
+    s.exact_gradient()
+    for v in first:
+        s.add(v)
+    if s.fresh() <= 0.0:
+        raise ActiveSetStuck
+    s.group_multipliers()
+    excess = s.excess(entering)
+    if not s.border(entering, NULL):
+        raise ActiveSetStuck  # the larger face is singular
+    curvature = s.entering_direction(direction, excess, entering)
+    step, product = np.array(direction[:s.m]), np.array(s.product[:s.m])
+    s.newton()
+    s.project(s.rhs, s.m)
+    return step, product, curvature, np.array(s.rhs[:s.m])
+

@@ -283,6 +283,56 @@ def test_face_inverse_updates_equal_a_fresh_factorisation(seed):
                                atol=1e-9 * np.abs(solved).max())
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_step_after_entering_equals_the_new_faces_newton_step(seed):
+    """The Newton step the solver takes after a variable joins a face at its optimum, formed
+    from the bordered inverse's new column in O(|F|), equals a refined solve of the new
+    face's KKT system, as do H_F times it and its curvature (faces of multipliers, with or
+    without their group's slack, 1-3 groups; the entering variable a multiplier or a
+    slack)."""
+    from svmstruct_api._active_set import entering_step_and_solve
+
+    rng = np.random.default_rng(seed)
+    k, d, n_groups = int(rng.integers(6, 15)), int(rng.integers(15, 25)), int(rng.integers(1, 4))
+    vectors = rng.normal(size=(k, d)) * rng.uniform(0.1, 10)
+    gram = vectors @ vectors.T
+    group = rng.integers(0, n_groups, k).astype(np.intp)
+    group[:n_groups] = np.arange(n_groups)
+    x, nu, bounds, face = np.zeros(k + n_groups), np.zeros(n_groups), np.zeros(n_groups), []
+    for g in range(n_groups):
+        members = np.flatnonzero(group == g)
+        chosen = rng.choice(members, int(rng.integers(1, len(members) + 1)), replace=False)
+        x[chosen] = rng.uniform(0.5, 2, len(chosen))
+        face += list(chosen)
+        bounds[g] = x[chosen].sum()
+        if rng.random() < 0.5:  # the slack positive, in the face: nu_g = its gradient, 0
+            bounds[g] += rng.uniform(0.5, 2)
+            x[k + g] = bounds[g] - x[chosen].sum()
+            face.append(k + g)
+        else:
+            nu[g] = rng.normal()
+    losses = rng.normal(size=k)
+    multipliers = [v for v in face if v < k]
+    losses[multipliers] = (gram @ x[:k])[multipliers] + nu[group[multipliers]]
+    outside = [v for v in range(k + n_groups) if v not in face]
+    if not outside:
+        return
+    entering = int(rng.choice(outside))
+    try:
+        step, product, curvature, solved = entering_step_and_solve(
+            gram, losses, group, bounds, x, np.array(face, dtype=np.intp), entering)
+    except ActiveSetStuck:  # the larger face is singular: no step to compare
+        return
+    new_face = face + [entering]
+    hessian = np.array([[gram[u, v] if u < k and v < k else 0.0 for v in new_face]
+                        for u in new_face])
+    scale = np.abs(solved).max()
+    assert scale > 0
+    np.testing.assert_allclose(step, solved, atol=1e-8 * scale)
+    np.testing.assert_allclose(product, hessian @ solved, atol=1e-8 * np.abs(hessian).max() * scale)
+    assert curvature == pytest.approx(solved @ hessian @ solved, rel=1e-8, abs=1e-12 * scale)
+
+
 def test_the_next_solve_starts_from_the_last_face():
     """Constraints added and removed between solves: each active-set solve after the first
     starts from the last solve's face (its memory names constraints by id, so it follows
