@@ -369,10 +369,7 @@ class Partition:
         if self.plugin is None:
             return np.zeros(n_groups), np.zeros((n_groups, self.n_features))
         batch = self.plugin.most_violated_constraints(w)
-        dpsi = np.zeros((n_groups, self.n_features))
-        for g in np.flatnonzero(np.bincount(groups, minlength=n_groups)):
-            dpsi[g] = (groups == g).astype(np.float64) @ batch.dpsi
-        return np.bincount(groups, batch.loss, n_groups).astype(np.float64), dpsi
+        return batch.group_sums(np.ones(len(groups)), groups, n_groups)
 
 
 def _add(a, b):

@@ -95,7 +95,6 @@ class CutGroups:
             group = run.example_groups
             weights = run.bounds.values / run.working_set.group_bounds[group]
             n_groups = len(run.working_set.group_bounds)
-            losses = np.bincount(group, weights * batch.loss, n_groups)
             violation = np.bincount(
                 group, weights * np.maximum(batch.violations(run.w), 0.0), n_groups)
         excess = violation - run.working_set.slacks(run.w, run.oracle_margins)
@@ -104,7 +103,7 @@ class CutGroups:
             return None, float(excess.max())
         if isinstance(batch, GroupedSums):
             vectors = batch.dpsi[chosen] / batch.counts[chosen, None]
-        else:
-            vectors = np.stack([np.where(group == g, weights, 0.0) @ batch.dpsi
-                                for g in chosen])
+        else:  # every group's sums in one pass over the rows, the chosen ones kept
+            losses, vectors = batch.group_sums(weights, group, n_groups)
+            vectors = vectors[chosen]
         return (chosen, vectors, losses[chosen]), float(excess.max())

@@ -55,6 +55,18 @@ class ConstraintBatch:
         example bounds b_i (svmstruct_api.learner.ExampleBounds)."""
         return bounds.slack_cost(np.maximum(self.violations(w), 0.0))
 
+    def group_sums(self, weights: np.ndarray, groups: np.ndarray,
+                   n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+        """(sum_{i in g} weights_i Delta_i, sum_{i in g} weights_i dpsi_i) of every group g,
+        (n_groups,) and (n_groups, n_features): one pass over the rows (``dpsi``'s own
+        ``group_sums`` where it has one, as svmmap's QueryRows)."""
+        losses = np.bincount(groups, weights * self.loss, n_groups)
+        if hasattr(self.dpsi, "group_sums"):
+            return losses, self.dpsi.group_sums(weights, groups, n_groups)
+        dpsi = np.zeros((n_groups, self.dpsi.shape[1]))
+        np.add.at(dpsi, groups, weights[:, None] * np.asarray(self.dpsi))
+        return losses, dpsi
+
     def averaged(self, w: np.ndarray,
                  bounds: ExampleBounds) -> tuple[np.ndarray, float, float]:
         """The 1-slack constraint of this batch and its violation at w, weighted b_i / C:

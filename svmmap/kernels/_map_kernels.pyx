@@ -280,7 +280,7 @@ cdef inline void _add_csr_row(const core.value_t *data, const core.index_t *indi
         out[indices[j]] += u * data[j]
 
 
-def combine_rows(X, coef, ptr, weights):
+def combine_rows(X, coef, ptr, weights, targets=None, Py_ssize_t n_targets=1):
     """X^T u = sum_k u_k x_k with u_k = weights_q coef_k for the documents k of query q: the
     d-vector the 1-slack constraint and w are made of (svmmap.core.plugins.rows), for X a
     C-contiguous float64 or float32 ndarray or the CSRArrays of a sparse matrix
@@ -289,21 +289,39 @@ def combine_rows(X, coef, ptr, weights):
     order, skipping rows with u_k = 0: the bits do not depend on where X lies in memory (a
     BLAS product's do), and nothing of X's or of the documents' size is allocated.
     BinnedArrays X: u formed (m,), then per base the histogram of u over the bins and its
-    suffix sums (``_binned_rows.binned_transpose``), never the indicator matrix."""
+    suffix sums (``_binned_rows.binned_transpose``), never the indicator matrix.
+
+    ``targets`` (intp (n,), values in 0..n_targets-1): one sum per target instead,
+    (n_targets, d), row t = sum over the documents of the queries q with targets_q = t (the
+    cut groups' sums of one oracle pass: svmstruct_api.cut_groups), in one pass over X."""
     coef_arr = np.ascontiguousarray(coef, dtype=np.float64)
     ptr_arr = np.ascontiguousarray(ptr, dtype=np.intp)
     weights_arr = np.ascontiguousarray(weights, dtype=np.float64)
+    grouped = targets is not None
+    targets_arr = np.zeros(len(weights_arr), dtype=np.intp) if not grouped else \
+        np.ascontiguousarray(targets, dtype=np.intp)
     if coef_arr.shape != (X.shape[0],) or weights_arr.shape != (len(ptr_arr) - 1,) \
-            or ptr_arr[0] != 0 or ptr_arr[-1] != len(coef_arr) or np.any(np.diff(ptr_arr) < 0):
-        raise ValueError("X, coef, ptr and weights do not fit together")
+            or ptr_arr[0] != 0 or ptr_arr[-1] != len(coef_arr) or np.any(np.diff(ptr_arr) < 0) \
+            or targets_arr.shape != weights_arr.shape or n_targets < 1 \
+            or (len(targets_arr) and not 0 <= targets_arr.min() <= targets_arr.max() < n_targets):
+        raise ValueError("X, coef, ptr, weights and targets do not fit together")
     if isinstance(X, BinnedArrays):
         u_arr = np.repeat(weights_arr, np.diff(ptr_arr)) * coef_arr
+        target_of_doc = np.repeat(targets_arr, np.diff(ptr_arr))
         bins, widths = checked_bins(X, values=False)
         whole = np.array([0, len(u_arr)], dtype=np.intp)
-        return binned_transpose(bins, widths, u_arr, whole)[0]
+        sums = np.array([binned_transpose(bins, widths, np.where(target_of_doc == g, u_arr, 0.0),
+                                          whole)[0] for g in range(n_targets)])
+        return sums if grouped else sums[0]
     cdef Py_ssize_t n_queries = len(ptr_arr) - 1, n_features = X.shape[1], q, k
-    out_arr = np.zeros(n_features + 1)
-    cdef double[::1] out = out_arr
+    cdef Py_ssize_t stride = n_features + 1
+    out_arr = np.zeros(n_targets * stride)
+    cdef double[::1] out_all = out_arr
+    cdef double *out
+    cdef const Py_ssize_t[::1] target = targets_arr if n_queries else np.zeros(1, dtype=np.intp)
+    result = out_arr.reshape(n_targets, stride)[:, :n_features]
+    if not grouped:
+        result = result[0]
     cdef const double[::1] c = coef_arr if len(coef_arr) else np.zeros(1)
     cdef const double[::1] v = weights_arr if n_queries else np.zeros(1)
     cdef const Py_ssize_t[::1] p = ptr_arr
@@ -318,7 +336,7 @@ def combine_rows(X, coef, ptr, weights):
     cdef double u
     if is_csr:
         if len(X.data) == 0:
-            return out_arr[:n_features]
+            return result
         if single:
             data32 = X.data
         else:
@@ -329,7 +347,7 @@ def combine_rows(X, coef, ptr, weights):
         else:
             indices32, indptr32 = X.indices, X.indptr
     elif n_features == 0:
-        return out_arr[:n_features]
+        return result
     elif single:
         dense32 = np.ascontiguousarray(X)
     else:
@@ -338,29 +356,30 @@ def combine_rows(X, coef, ptr, weights):
         for q in range(n_queries):
             if v[q] == 0.0:
                 continue
+            out = &out_all[target[q] * stride]
             for k in range(p[q], p[q + 1]):
                 u = v[q] * c[k]
                 if u == 0.0:
                     continue
                 if not is_csr:
                     if single:
-                        _add_dense_row(&dense32[k, 0], n_features, u, &out[0])
+                        _add_dense_row(&dense32[k, 0], n_features, u, out)
                     else:
-                        _add_dense_row(&dense[k, 0], n_features, u, &out[0])
+                        _add_dense_row(&dense[k, 0], n_features, u, out)
                 elif single:
                     if wide:
                         _add_csr_row(&data32[0], &indices64[0], indptr64[k], indptr64[k + 1],
-                                     u, &out[0])
+                                     u, out)
                     else:
                         _add_csr_row(&data32[0], &indices32[0], indptr32[k], indptr32[k + 1],
-                                     u, &out[0])
+                                     u, out)
                 elif wide:
                     _add_csr_row(&data[0], &indices64[0], indptr64[k], indptr64[k + 1], u,
-                                 &out[0])
+                                 out)
                 else:
                     _add_csr_row(&data[0], &indices32[0], indptr32[k], indptr32[k + 1], u,
-                                 &out[0])
-    return out_arr[:n_features]
+                                 out)
+    return result
 
 
 def ideal_coefficients(relevant, ptr):

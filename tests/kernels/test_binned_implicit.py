@@ -180,6 +180,46 @@ def test_query_rows_equal_the_explicit_rows(bias):
     np.testing.assert_allclose(v @ made[0], v @ made[1], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("form", ["binned", "csr int32", "csr int64", "dense", "dense float32"])
+def test_group_sums_are_every_groups_own_product(form, bias):
+    """QueryRows.group_sums, one pass over X for all groups, equals each group's own product
+    v_g @ D (v zero outside the group) to the bit, on the rows of a subset of the queries in
+    a shuffled order, with and without a bias column (that column to rounding: a bincount,
+    not a dot product), an empty group included; and it refuses weights that do not fit."""
+    implicit, explicit, _, X, y, qid = _binned(6, n_thresholds=5)
+    order = np.argsort(qid, kind="stable")
+    sizes = np.unique(qid, return_counts=True)[1]
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    query_of_doc = np.repeat(np.arange(len(sizes)), sizes)
+    dense = X[order]
+    csr = sp.csr_matrix(dense)
+    features = {
+        "binned": take_rows(implicit, order),
+        "csr int32": CSRArrays(csr.data, csr.indices.astype(np.int32),
+                               csr.indptr.astype(np.int32), csr.shape),
+        "csr int64": CSRArrays(csr.data, csr.indices.astype(np.intp),
+                               csr.indptr.astype(np.intp), csr.shape),
+        "dense": np.ascontiguousarray(dense),
+        "dense float32": np.ascontiguousarray(dense, dtype=np.float32)}[form]
+    rng = np.random.default_rng(6)
+    queries = rng.permutation(len(sizes))[:9].astype(np.intp)
+    rows = QueryRows(features, rng.normal(size=len(order)), ptr, query_of_doc, queries,
+                     bias=bias)
+    v, groups, n_groups = rng.normal(size=len(queries)), rng.integers(0, 3, len(queries)), 4
+    sums = rows.group_sums(v, groups, n_groups)
+    expected = np.array([np.where(groups == g, v, 0.0) @ rows for g in range(n_groups)])
+    d = features.shape[1]
+    assert sums.shape == (n_groups, d + int(bias))
+    np.testing.assert_array_equal(sums[:, :d], expected[:, :d])
+    np.testing.assert_allclose(sums[:, d:], expected[:, d:], rtol=1e-12, atol=1e-12)
+    assert not sums[3].any()
+    with pytest.raises(ValueError, match="one weight and one group per row"):
+        rows.group_sums(v[1:], groups[1:], n_groups)
+    with pytest.raises(ValueError, match="do not fit"):
+        rows.group_sums(v, groups, 2)  # a group number beyond n_groups
+
+
 # -- whole fits: through the bins, and on the explicit indicator matrix -----------------------
 
 METHODS = ["svm-map", "svm-roc", "svm-acc", "svm-acc2", "svm-acc3", "svm-acc4", "svm-ndcg",

@@ -21,6 +21,28 @@ def _plugin(seed=9, n_queries=30, n_features=15):
     return MapPlugin(collection)
 
 
+def test_a_batchs_group_sums_are_the_groups_weighted_sums():
+    """ConstraintBatch.group_sums: (sum_{i in g} w_i Delta_i, sum_{i in g} w_i dpsi_i) per
+    group, from dense rows (np.add.at) and from a plugin's QueryRows (its one-pass kernel)
+    alike, an empty group at 0."""
+    plugin = _plugin(n_queries=25)
+    rng = np.random.default_rng(3)
+    batch = plugin.most_violated_constraints(rng.normal(size=plugin.n_features))
+    dense = ConstraintBatch(loss=batch.loss, dpsi=np.asarray(batch.dpsi))
+    weights = rng.uniform(0.5, 2, plugin.n_examples)
+    groups = rng.integers(0, 4, plugin.n_examples)
+    groups[groups == 2] = 3  # group 2 is empty
+    expected_dpsi = np.array([np.asarray(batch.dpsi)[groups == g].T @ weights[groups == g]
+                              for g in range(5)])
+    expected_loss = np.array([weights[groups == g] @ batch.loss[groups == g]
+                              for g in range(5)])
+    for made in (batch, dense):
+        losses, dpsi = made.group_sums(weights, groups, 5)
+        np.testing.assert_allclose(losses, expected_loss, rtol=1e-12)
+        np.testing.assert_allclose(dpsi, expected_dpsi, rtol=1e-12, atol=1e-12)
+        assert not dpsi[2].any() and not dpsi[4].any() and losses[2] == 0
+
+
 def test_examples_are_dealt_round_robin_into_the_groups():
     plugin = _plugin(n_queries=40)
     learner = OneSlackSSVM(C=10.0)

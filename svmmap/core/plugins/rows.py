@@ -112,6 +112,26 @@ class QueryRows:
         sums = np.bincount(self.query_of_doc, weights=self.coef, minlength=len(self.ptr) - 1)
         return np.append(total, per_query @ sums)
 
+    def group_sums(self, v: FloatArray, groups: np.ndarray, n_groups: int) -> FloatArray:
+        """sum_{i: groups_i = g} v_i dpsi_i for every group g, (n_groups, d): the cut groups'
+        vectors (svmstruct_api.cut_groups) in one pass over X, summed in the same order as
+        one ``v_g @ D`` per group (v zero outside g) and so to the same bits."""
+        v = np.asarray(v, dtype=np.float64)
+        groups = np.asarray(groups, dtype=np.intp)
+        if v.shape != (self.shape[0],) or groups.shape != v.shape:
+            raise ValueError("group sums need one weight and one group per row")
+        per_query = self._per_query(v)
+        if self.queries is None:
+            targets = groups
+        else:
+            targets = np.zeros(len(self.ptr) - 1, dtype=np.intp)
+            targets[self.queries] = groups
+        total = combine_rows(self.X, self.coef, self.ptr, per_query, targets, n_groups)
+        if not self.bias:
+            return total
+        sums = np.bincount(self.query_of_doc, weights=self.coef, minlength=len(self.ptr) - 1)
+        return np.column_stack([total, np.bincount(targets, per_query * sums, n_groups)])
+
     def basis_coefficients(self, v: FloatArray) -> FloatArray:
         """u with v^T D = X^T u (DocumentBasis): u_k = v_q(k) c_k, 0 outside D's rows."""
         v = np.asarray(v, dtype=np.float64)
