@@ -71,11 +71,19 @@ cdef double _NEGLIGIBLE = 1e-10
 cdef Py_ssize_t _REFINEMENTS = 3
 #: face changes made by updating the inverse (bordering, deletion) before it is formed afresh:
 #: this many, or _REFRESH_PER_VARIABLE times the face's size if more (forming it costs
-#: O(|F|^3), an update O(|F|^2)).  Four times rather than once: the same steps and objective
-#: on issue 33's ltr_like set at C = 100 and 1000, with a quarter of the refactorings and
-#: 17-20% less of the QP's time (benchmarks/results/solver_speed_entering_step_*.md)
+#: O(|F|^3), an update O(|F|^2)).  Four times rather than once: on issue 33's ltr_like set
+#: at C = 100 and 1000 the same steps and objective with a quarter of the refactorings, and
+#: 17-20% less of the QP's time in alternating runs (with the step after an entry:
+#: benchmarks/results/solver_speed_entering_step_*.md)
 cdef Py_ssize_t _REFRESH = 100
 cdef Py_ssize_t _REFRESH_PER_VARIABLE = 4
+#: the step after an entry is formed from the last face's optimum (``entering_step``) only
+#: while its ascent along the exact gradient is its curvature to this relative accuracy (the
+#: optimum's residual, left by unrefined steps on ill-conditioned faces, is then negligible);
+#: otherwise the face's Newton step is solved for.  At 1e-5 OHSUMED Fold1 at C = 1000 has
+#: main's QP time, which with the step always formed it more than doubled (more hand-overs
+#: to cvxopt)
+cdef double _ENTERED_ASCENT = 1e-5
 
 
 # -- dense LU of the face's KKT system (row-major, partial pivoting) ----------------------
@@ -705,10 +713,18 @@ cdef class _Solver:
     cdef bint entering_step(self, double[::1] direction, double excess,
                             Py_ssize_t entered) except -1:
         """``newton_step`` on the face that ``entered`` has just joined by bordering, its
-        step from ``entering_direction``; False (nothing moved) when that has none or it is
-        no ascent direction."""
+        step from ``entering_direction``; False (nothing moved: the caller solves for the
+        step) when that has none, would move ``entered`` below 0, or its ascent along the
+        exact gradient differs from its curvature (which it equals at an exact optimum) by
+        more than _ENTERED_ASCENT of it."""
         cdef double curvature = self.entering_direction(direction, excess, entered)
-        if curvature < 0.0:
+        cdef double ascent = 0.0
+        cdef Py_ssize_t i
+        if curvature < 0.0 or not direction[self.m - 1] > 0.0:
+            return False
+        for i in range(self.m):
+            ascent += direction[i] * self.grad[self.face[i]]
+        if not fabs(ascent - curvature) <= _ENTERED_ASCENT * curvature:
             return False
         return self.line_search(direction, self.m, curvature, entered)
 
