@@ -50,7 +50,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from typing import TYPE_CHECKING
 
-from svmstruct_api.plugin import GroupedSums, StructuredModel, SummedConstraint
+from svmstruct_api.plugin import ConstraintBatch, GroupedSums, StructuredModel, SummedConstraint
 
 from . import metrics
 from ._dask_partitions import _as_dask_matrix, _is_dataframe, aligned_partitions, query_boundaries
@@ -369,6 +369,7 @@ class Partition:
         if self.plugin is None:
             return np.zeros(n_groups), np.zeros((n_groups, self.n_features))
         batch = self.plugin.most_violated_constraints(w)
+        assert isinstance(batch, ConstraintBatch)  # a partition's plugin: one row per query
         return batch.group_sums(np.ones(len(groups)), groups, n_groups)
 
 
