@@ -333,6 +333,48 @@ def test_the_step_after_entering_equals_the_new_faces_newton_step(seed):
     assert curvature == pytest.approx(solved @ hessian @ solved, rel=1e-8, abs=1e-12 * scale)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_step_after_a_blocked_step_equals_the_smaller_faces_newton_step(seed):
+    """When a variable blocks the Newton step of a face, the step the solver takes next on
+    the face without it, formed in O(|F|) from the inverse's column of the leaving variable
+    before its deletion, equals a refined solve of the smaller face's KKT system, as does
+    H_F times it (random faces of multipliers, with or without their group's slack, 1-3
+    groups, away from their optimum)."""
+    from svmstruct_api._active_set import follow_up_and_solve
+
+    rng = np.random.default_rng(seed)
+    k, d, n_groups = int(rng.integers(6, 15)), int(rng.integers(15, 25)), int(rng.integers(1, 4))
+    vectors = rng.normal(size=(k, d)) * rng.uniform(0.1, 10)
+    gram = vectors @ vectors.T
+    group = rng.integers(0, n_groups, k).astype(np.intp)
+    group[:n_groups] = np.arange(n_groups)
+    x, bounds, face = np.zeros(k + n_groups), np.zeros(n_groups), []
+    for g in range(n_groups):
+        members = np.flatnonzero(group == g)
+        chosen = rng.choice(members, int(rng.integers(1, len(members) + 1)), replace=False)
+        x[chosen] = rng.uniform(0.05, 2, len(chosen))
+        face += list(chosen)
+        bounds[g] = x[chosen].sum()
+        if rng.random() < 0.5:
+            bounds[g] += rng.uniform(0.5, 2)
+            x[k + g] = bounds[g] - x[chosen].sum()
+            face.append(k + g)
+    losses = rng.normal(size=k) * np.abs(gram).max()
+    try:
+        made = follow_up_and_solve(gram, losses, group, bounds, x, np.array(face, dtype=np.intp))
+    except ActiveSetStuck:  # a singular face: no step to compare
+        return
+    if made is None:  # nothing blocks the step
+        return
+    step, product, solved, new_face = made
+    hessian = np.array([[gram[u, v] if u < k and v < k else 0.0 for v in new_face]
+                        for u in new_face])
+    scale = max(np.abs(solved).max(), 1e-6)  # x is of order 1: a zero step to 1e-14
+    np.testing.assert_allclose(step, solved, atol=1e-8 * scale)
+    np.testing.assert_allclose(product, hessian @ solved,
+                               atol=1e-8 * max(np.abs(hessian).max(), 1.0) * scale)
+
+
 def test_the_next_solve_starts_from_the_last_face():
     """Constraints added and removed between solves: each active-set solve after the first
     starts from the last solve's face (its memory names constraints by id, so it follows
