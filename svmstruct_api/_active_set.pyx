@@ -38,7 +38,11 @@ independent, so |F| <= rank(G) + #groups.  One step is one of:
   and j takes its place (Wolfe's exchange).  When j has entered by bordering, the Newton
   step of F + j is (g_j - nu_g) times the primal part of the new inverse's last column
   (the old face's optimum leaves a residual only in j's row), so the step that follows an
-  entry costs O(|F|), not a solve.
+  entry costs O(|F|), not a solve.  So does the step after a Newton step p that variable i
+  blocks at t < 1: the step of F - i is (1 - t)(p - (p_i / u_i) u), u the primal part of
+  the inverse's column of i read before the deletion.  Both are taken only while their
+  ascent along the gradient is their curvature (as at an exact step) to a set accuracy;
+  else the face's Newton step is solved for.
 
 Every step raises f or shrinks F, so the method ends; a step budget bounds it anyway
 (cycling under rounding) and the caller falls back to cvxopt when it reports failure.
