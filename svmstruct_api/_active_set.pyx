@@ -798,21 +798,19 @@ cdef class _Solver:
             return False
         return self.line_search(direction, self.m, curvature, entered)
 
-    cdef double excess(self, Py_ssize_t j) noexcept nogil:
-        """g_j - nu_g for variable j outside the face (nu in rhs, as ``most_violated``)."""
+    cdef inline double excess(self, Py_ssize_t j) noexcept nogil:
+        """g_j - nu_g for variable j outside the face (nu in rhs)."""
         return (self.grad[j] if j < self.k else 0.0) - self.rhs[self.m + self.var_group(j)]
 
     cdef Py_ssize_t most_violated(self) noexcept nogil:
         """The variable outside the face of largest C_g (g_j - nu_g) > 0 (nu in rhs), -1
         when there is none."""
-        cdef Py_ssize_t v, g, best_var = -1
+        cdef Py_ssize_t v, best_var = -1
         cdef double score, best = 0.0
         for v in range(self.k + self.n_groups):
             if self.position[v] >= 0:
                 continue
-            g = self.var_group(v)
-            score = self.bounds[g] * ((self.grad[v] if v < self.k else 0.0)
-                                      - self.rhs[self.m + g])
+            score = self.bounds[self.var_group(v)] * self.excess(v)
             if score > best:
                 best, best_var = score, v
         return best_var
@@ -1073,6 +1071,23 @@ def face_inverse_by_updates(const double[:, ::1] gram, const intp[::1] group,
     return updated, np.array(s.face_state()[1]), np.array(s.face[:s.m]), solved
 
 
+cdef _Solver _solver_on_face(const double[:, ::1] gram, const double[::1] losses,
+                             const intp[::1] group, const double[::1] bounds,
+                             const double[::1] x, first):
+    """A solver at the multipliers and slacks ``x`` with the face ``first``, its inverse
+    formed afresh (the tests' entry points below start there)."""
+    cdef Py_ssize_t i
+    cdef _Solver s = _Solver(gram, losses, group, bounds, len(x))
+    for i in range(len(x)):
+        s.x[i] = x[i]
+    s.exact_gradient()
+    for v in first:
+        s.add(v)
+    if s.fresh() <= 0.0:
+        raise ActiveSetStuck
+    return s
+
+
 def entering_step_and_solve(const double[:, ::1] gram, const double[::1] losses,
                             const intp[::1] group, const double[::1] bounds,
                             const double[::1] x, first, Py_ssize_t entering):
@@ -1081,17 +1096,9 @@ def entering_step_and_solve(const double[:, ::1] gram, const double[::1] losses,
     curvature as formed there; the same step from a refined solve of the new face's KKT
     system), at the multipliers and slacks ``x``, which must be a face optimum of ``first``.
     What the tests compare; the solver's own path is the same calls."""
-    cdef Py_ssize_t k = gram.shape[0], n_groups = bounds.shape[0], i
-    cdef _Solver s = _Solver(gram, losses, group, bounds, k + n_groups)
-    cdef double[::1] direction = np.empty(k + n_groups + 1)
+    cdef _Solver s = _solver_on_face(gram, losses, group, bounds, x, first)
+    cdef double[::1] direction = np.empty(len(x) + 1)
     cdef double curvature, excess
-    for i in range(k + n_groups):
-        s.x[i] = x[i]
-    s.exact_gradient()
-    for v in first:
-        s.add(v)
-    if s.fresh() <= 0.0:
-        raise ActiveSetStuck
     s.group_multipliers()
     excess = s.excess(entering)
     if not s.border(entering, NULL):
@@ -1111,17 +1118,10 @@ def follow_up_and_solve(const double[:, ::1] gram, const double[::1] losses,
     times it as formed there; the same step from a refined solve of the smaller face's KKT
     system; the smaller face), or None when nothing blocks the step short of the face's
     optimum.  What the tests compare; the solver's own path is the same calls."""
-    cdef Py_ssize_t k = gram.shape[0], n_groups = bounds.shape[0], i, blocking
-    cdef _Solver s = _Solver(gram, losses, group, bounds, k + n_groups)
-    cdef double[::1] direction = np.empty(k + n_groups + 1)
+    cdef _Solver s = _solver_on_face(gram, losses, group, bounds, x, first)
+    cdef double[::1] direction = np.empty(len(x) + 1)
+    cdef Py_ssize_t i, blocking
     cdef double limit
-    for i in range(k + n_groups):
-        s.x[i] = x[i]
-    s.exact_gradient()
-    for v in first:
-        s.add(v)
-    if s.fresh() <= 0.0:
-        raise ActiveSetStuck
     s.newton()
     for i in range(s.m):
         direction[i] = s.rhs[i]

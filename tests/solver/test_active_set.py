@@ -283,6 +283,38 @@ def test_face_inverse_updates_equal_a_fresh_factorisation(seed):
                                atol=1e-9 * np.abs(solved).max())
 
 
+def _random_face(seed, smallest):
+    """(gram, group, bounds, x, face, slacked) of a random problem of 6-14 constraints in
+    15-24 dimensions and 1-3 groups: x positive on the face (1 to all of each group's
+    multipliers, at least ``smallest``) and 0 elsewhere; in about half the groups
+    (``slacked``) the slack is positive and in the face too, in the others the group's
+    multipliers sum to its bound."""
+    rng = np.random.default_rng(seed)
+    k, d, n_groups = int(rng.integers(6, 15)), int(rng.integers(15, 25)), int(rng.integers(1, 4))
+    vectors = rng.normal(size=(k, d)) * rng.uniform(0.1, 10)
+    group = rng.integers(0, n_groups, k).astype(np.intp)
+    group[:n_groups] = np.arange(n_groups)
+    x, bounds, face = np.zeros(k + n_groups), np.zeros(n_groups), []
+    slacked = rng.random(n_groups) < 0.5
+    for g in range(n_groups):
+        members = np.flatnonzero(group == g)
+        chosen = rng.choice(members, int(rng.integers(1, len(members) + 1)), replace=False)
+        x[chosen] = rng.uniform(smallest, 2, len(chosen))
+        face += list(chosen)
+        bounds[g] = x[chosen].sum()
+        if slacked[g]:
+            bounds[g] += rng.uniform(0.5, 2)
+            x[k + g] = bounds[g] - x[chosen].sum()
+            face.append(k + g)
+    return vectors @ vectors.T, group, bounds, x, face, slacked, rng
+
+
+def _face_hessian(gram, face):
+    """H_F: the Gram entries of the face's multipliers, 0 in a slack's row and column."""
+    k = len(gram)
+    return np.array([[gram[u, v] if u < k and v < k else 0.0 for v in face] for u in face])
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_the_step_after_entering_equals_the_new_faces_newton_step(seed):
     """The Newton step the solver takes after a variable joins a face at its optimum, formed
@@ -292,29 +324,14 @@ def test_the_step_after_entering_equals_the_new_faces_newton_step(seed):
     slack)."""
     from svmstruct_api._active_set import entering_step_and_solve
 
-    rng = np.random.default_rng(seed)
-    k, d, n_groups = int(rng.integers(6, 15)), int(rng.integers(15, 25)), int(rng.integers(1, 4))
-    vectors = rng.normal(size=(k, d)) * rng.uniform(0.1, 10)
-    gram = vectors @ vectors.T
-    group = rng.integers(0, n_groups, k).astype(np.intp)
-    group[:n_groups] = np.arange(n_groups)
-    x, nu, bounds, face = np.zeros(k + n_groups), np.zeros(n_groups), np.zeros(n_groups), []
-    for g in range(n_groups):
-        members = np.flatnonzero(group == g)
-        chosen = rng.choice(members, int(rng.integers(1, len(members) + 1)), replace=False)
-        x[chosen] = rng.uniform(0.5, 2, len(chosen))
-        face += list(chosen)
-        bounds[g] = x[chosen].sum()
-        if rng.random() < 0.5:  # the slack positive, in the face: nu_g = its gradient, 0
-            bounds[g] += rng.uniform(0.5, 2)
-            x[k + g] = bounds[g] - x[chosen].sum()
-            face.append(k + g)
-        else:
-            nu[g] = rng.normal()
+    gram, group, bounds, x, face, slacked, rng = _random_face(seed, 0.5)
+    k = len(gram)
+    # the face's optimum at x: g_F = E_F^T nu, nu_g = 0 where the slack (gradient 0) is in F
+    nu = np.where(slacked, 0.0, rng.normal(size=len(bounds)))
     losses = rng.normal(size=k)
     multipliers = [v for v in face if v < k]
     losses[multipliers] = (gram @ x[:k])[multipliers] + nu[group[multipliers]]
-    outside = [v for v in range(k + n_groups) if v not in face]
+    outside = [v for v in range(len(x)) if v not in face]
     if not outside:
         return
     entering = int(rng.choice(outside))
@@ -323,9 +340,7 @@ def test_the_step_after_entering_equals_the_new_faces_newton_step(seed):
             gram, losses, group, bounds, x, np.array(face, dtype=np.intp), entering)
     except ActiveSetStuck:  # the larger face is singular: no step to compare
         return
-    new_face = face + [entering]
-    hessian = np.array([[gram[u, v] if u < k and v < k else 0.0 for v in new_face]
-                        for u in new_face])
+    hessian = _face_hessian(gram, face + [entering])
     scale = np.abs(solved).max()
     assert scale > 0
     np.testing.assert_allclose(step, solved, atol=1e-8 * scale)
@@ -342,24 +357,8 @@ def test_the_step_after_a_blocked_step_equals_the_smaller_faces_newton_step(seed
     groups, away from their optimum)."""
     from svmstruct_api._active_set import follow_up_and_solve
 
-    rng = np.random.default_rng(seed)
-    k, d, n_groups = int(rng.integers(6, 15)), int(rng.integers(15, 25)), int(rng.integers(1, 4))
-    vectors = rng.normal(size=(k, d)) * rng.uniform(0.1, 10)
-    gram = vectors @ vectors.T
-    group = rng.integers(0, n_groups, k).astype(np.intp)
-    group[:n_groups] = np.arange(n_groups)
-    x, bounds, face = np.zeros(k + n_groups), np.zeros(n_groups), []
-    for g in range(n_groups):
-        members = np.flatnonzero(group == g)
-        chosen = rng.choice(members, int(rng.integers(1, len(members) + 1)), replace=False)
-        x[chosen] = rng.uniform(0.05, 2, len(chosen))
-        face += list(chosen)
-        bounds[g] = x[chosen].sum()
-        if rng.random() < 0.5:
-            bounds[g] += rng.uniform(0.5, 2)
-            x[k + g] = bounds[g] - x[chosen].sum()
-            face.append(k + g)
-    losses = rng.normal(size=k) * np.abs(gram).max()
+    gram, group, bounds, x, face, _, rng = _random_face(seed, 0.05)
+    losses = rng.normal(size=len(gram)) * np.abs(gram).max()
     try:
         made = follow_up_and_solve(gram, losses, group, bounds, x, np.array(face, dtype=np.intp))
     except ActiveSetStuck:  # a singular face: no step to compare
@@ -367,8 +366,7 @@ def test_the_step_after_a_blocked_step_equals_the_smaller_faces_newton_step(seed
     if made is None:  # nothing blocks the step
         return
     step, product, solved, new_face = made
-    hessian = np.array([[gram[u, v] if u < k and v < k else 0.0 for v in new_face]
-                        for u in new_face])
+    hessian = _face_hessian(gram, list(new_face))
     scale = max(np.abs(solved).max(), 1e-6)  # x is of order 1: a zero step to 1e-14
     np.testing.assert_allclose(step, solved, atol=1e-8 * scale)
     np.testing.assert_allclose(product, hessian @ solved,
