@@ -307,12 +307,13 @@ def combine_rows(X, coef, ptr, weights, targets=None, Py_ssize_t n_targets=1):
         raise ValueError("X, coef, ptr, weights and targets do not fit together")
     if isinstance(X, BinnedArrays):
         u_arr = np.repeat(weights_arr, np.diff(ptr_arr)) * coef_arr
-        target_of_doc = np.repeat(targets_arr, np.diff(ptr_arr))
         bins, widths = checked_bins(X, values=False)
         whole = np.array([0, len(u_arr)], dtype=np.intp)
-        sums = np.array([binned_transpose(bins, widths, np.where(target_of_doc == g, u_arr, 0.0),
+        if not grouped:
+            return binned_transpose(bins, widths, u_arr, whole)[0]
+        target_of_doc = np.repeat(targets_arr, np.diff(ptr_arr))
+        return np.array([binned_transpose(bins, widths, np.where(target_of_doc == g, u_arr, 0.0),
                                           whole)[0] for g in range(n_targets)])
-        return sums if grouped else sums[0]
     cdef Py_ssize_t n_queries = len(ptr_arr) - 1, n_features = X.shape[1], q, k
     cdef Py_ssize_t stride = n_features + 1
     out_arr = np.zeros(n_targets * stride)
