@@ -60,6 +60,22 @@ import numpy as np
 cimport numpy as cnp
 from libc.math cimport INFINITY, fabs
 
+
+cdef extern from "_vector_ops.h" nogil:
+    void add_rows "svmstruct_add_rows"(Py_ssize_t n_rows, const double *coef,
+                                       const double *rows, Py_ssize_t stride, Py_ssize_t n,
+                                       double *out)
+    void subtract_rows "svmstruct_subtract_rows"(Py_ssize_t n_rows, const double *coef,
+                                                 const double *rows, Py_ssize_t stride,
+                                                 Py_ssize_t n, double *out)
+    void add_rank_one "svmstruct_add_rank_one"(Py_ssize_t n_rows, const double *u,
+                                               Py_ssize_t u_step, const double *v, double *a,
+                                               Py_ssize_t stride, Py_ssize_t n)
+    void subtract_rank_one "svmstruct_subtract_rank_one"(Py_ssize_t n_rows, const double *u,
+                                                         Py_ssize_t u_step, const double *v,
+                                                         double *a, Py_ssize_t stride,
+                                                         Py_ssize_t n)
+
 cnp.import_array()
 
 ctypedef cnp.intp_t intp
@@ -103,7 +119,7 @@ cdef bint _lu_factor(double *a, Py_ssize_t n, intp *piv) noexcept nogil:
     """a <- its LU factors with row pivoting (P a = L U, unit L below the diagonal);
     False when a pivot is exactly 0 (a singular matrix)."""
     cdef Py_ssize_t i, j, k, p
-    cdef double big, factor, t
+    cdef double big, t
     for k in range(n):
         p, big = k, fabs(a[k * n + k])
         for i in range(k + 1, n):
@@ -117,12 +133,11 @@ cdef bint _lu_factor(double *a, Py_ssize_t n, intp *piv) noexcept nogil:
                 t = a[k * n + j]
                 a[k * n + j] = a[p * n + j]
                 a[p * n + j] = t
-        for i in range(k + 1, n):
-            factor = a[i * n + k] / a[k * n + k]
-            a[i * n + k] = factor
-            if factor != 0.0:
-                for j in range(k + 1, n):
-                    a[i * n + j] -= factor * a[k * n + j]
+        for i in range(k + 1, n):  # the factors, into column k ...
+            a[i * n + k] = a[i * n + k] / a[k * n + k]
+        if k + 1 < n:  # ... then the trailing rows less factor times row k
+            subtract_rank_one(n - k - 1, &a[(k + 1) * n + k], n, &a[k * n + k + 1],
+                              &a[(k + 1) * n + k + 1], n, n - k - 1)
     return True
 
 
@@ -152,10 +167,9 @@ cdef void _lu_inverse(const double *lu, Py_ssize_t n, const intp *piv, double *o
     """out (row stride ``stride``) <- A^{-1} = U^{-1} L^{-1} P from _lu_factor's factors of A,
     all n columns at once: the substitutions subtract whole rows of the result (contiguous,
     independent updates) instead of solving column by column."""
-    cdef Py_ssize_t i, j, c
+    cdef Py_ssize_t i, c
     cdef double t, factor
     cdef double *row
-    cdef double *other
     for i in range(n):
         for c in range(n):
             out[i * stride + c] = 1.0 if i == c else 0.0
@@ -166,21 +180,10 @@ cdef void _lu_inverse(const double *lu, Py_ssize_t n, const intp *piv, double *o
                 out[i * stride + c] = out[piv[i] * stride + c]
                 out[piv[i] * stride + c] = t
     for i in range(n):  # L^{-1}: unit lower triangle
-        row = &out[i * stride]
-        for j in range(i):
-            factor = lu[i * n + j]
-            if factor != 0.0:
-                other = &out[j * stride]
-                for c in range(n):
-                    row[c] -= factor * other[c]
+        subtract_rows(i, &lu[i * n], out, stride, n, &out[i * stride])
     for i in range(n - 1, -1, -1):  # U^{-1}
         row = &out[i * stride]
-        for j in range(i + 1, n):
-            factor = lu[i * n + j]
-            if factor != 0.0:
-                other = &out[j * stride]
-                for c in range(n):
-                    row[c] -= factor * other[c]
+        subtract_rows(n - i - 1, &lu[i * n + i + 1], &out[(i + 1) * stride], stride, n, row)
         factor = 1.0 / lu[i * n + i]
         for c in range(n):
             row[c] *= factor
@@ -298,18 +301,13 @@ cdef class _Solver:
     cdef void exact_gradient(self) noexcept nogil:
         """g = L - G alpha over the multipliers, as L minus a sum of G's rows (G is
         symmetric): contiguous, independent updates instead of one long dependent sum per
-        entry (the compiler pipelines and vectorises them)."""
-        cdef Py_ssize_t r, c
-        cdef double xc
-        cdef const double *row
+        entry (vectorised: _vector_ops.h)."""
+        cdef Py_ssize_t r
         for r in range(self.k):
             self.grad[r] = self.losses[r]
-        for c in range(self.k):
-            xc = self.x[c]
-            if xc != 0.0:
-                row = &self.gram[c, 0]
-                for r in range(self.k):
-                    self.grad[r] -= xc * row[r]
+        if self.k > 0:
+            subtract_rows(self.k, &self.x[0], &self.gram[0, 0], self.gram.shape[1], self.k,
+                          &self.grad[0])
 
     cdef double fresh(self) except -1.0:
         """Form the face's KKT system, factor it and form its inverse afresh; return its
@@ -349,18 +347,11 @@ cdef class _Solver:
         """product <- inv column over the first G + m rows and columns, as a sum of inv's
         rows (the inverse of a symmetric system is symmetric; the updates keep it so up to
         rounding, which the refinement in ``solve`` absorbs): contiguous, independent
-        updates instead of one long dependent sum per entry."""
-        cdef Py_ssize_t n = self.m + self.n_groups, r, c, stride = self.stride
-        cdef double cc
-        cdef double *row
+        updates instead of one long dependent sum per entry (vectorised: _vector_ops.h)."""
+        cdef Py_ssize_t n = self.m + self.n_groups, r
         for r in range(n):
             self.product[r] = 0.0
-        for c in range(n):
-            cc = self.column[c]
-            if cc != 0.0:
-                row = &self.inv[c * stride]
-                for r in range(n):
-                    self.product[r] += cc * row[r]
+        add_rows(n, &self.column[0], &self.inv[0], self.stride, n, &self.product[0])
 
     cdef void solve(self, bint refine=True) noexcept nogil:
         """rhs <- KKT_F^{-1} rhs (rhs ordered F's variables first, then the groups), with
@@ -371,8 +362,6 @@ cdef class _Solver:
         cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, i, j, g
         cdef double *b = &self.work[0]  # work holds 4 (m + G) doubles: b, y
         cdef double *y = &self.work[n]
-        cdef double acc
-        cdef const double *row
         for g in range(G):
             b[g] = self.rhs[m + g]
         for i in range(m):
@@ -395,12 +384,8 @@ cdef class _Solver:
             g = self.var_group(self.face[i])
             self.column[g] -= y[G + i]
             self.column[G + i] = b[G + i] - y[g]
-        for j in range(m):  # minus H_F y_F, a row of H_F at a time (H_F is symmetric)
-            acc = y[G + j]
-            if acc != 0.0:
-                row = &self.hf[j * self.hstride]
-                for i in range(m):
-                    self.column[G + i] -= acc * row[i]
+        if m > 0:  # minus H_F y_F, a row of H_F at a time (H_F is symmetric)
+            subtract_rows(m, &y[G], &self.hf[0], self.hstride, m, &self.column[G])
         self.apply_inverse()
         for i in range(m):
             self.rhs[i] = y[G + i] + self.product[G + i]
@@ -413,9 +398,9 @@ cdef class _Solver:
         inv <- [[inv + u u^T / s, -u / s], [-u^T / s, 1 / s]].  False (nothing changed) when
         s is zero up to rounding (v depends on F) or F is at its capacity.  ``known``: u
         already formed (``solve``'s first product with inv for this b), or NULL."""
-        cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, r, c, i
+        cdef Py_ssize_t m = self.m, G = self.n_groups, n = self.m + self.n_groups, r, i
         cdef Py_ssize_t stride = self.stride, gv = self.var_group(v)
-        cdef double schur, scale, diag = self.hess(v, v), ur
+        cdef double schur, scale, diag = self.hess(v, v)
         if m >= self.capacity:
             return False
         for r in range(G):
@@ -433,13 +418,12 @@ cdef class _Solver:
             scale += fabs(self.column[r] * self.product[r])
         if not fabs(schur) > _SINGULAR * scale:
             return False
+        for r in range(n):  # u / s, into column (read above, free now)
+            self.column[r] = self.product[r] / schur
+        add_rank_one(n, &self.column[0], 1, &self.product[0], &self.inv[0], stride, n)
         for r in range(n):
-            ur = self.product[r] / schur
-            if ur != 0.0:
-                for c in range(n):
-                    self.inv[r * stride + c] += ur * self.product[c]
-            self.inv[r * stride + n] = -ur
-            self.inv[n * stride + r] = -ur
+            self.inv[r * stride + n] = -self.column[r]
+            self.inv[n * stride + r] = -self.column[r]
         self.inv[n * stride + n] = 1.0 / schur
         self.add(v)
         self.updates += 1
@@ -452,7 +436,7 @@ cdef class _Solver:
         is too small to trust (the face is changed all the same: form the inverse afresh)."""
         cdef Py_ssize_t G = self.n_groups, stride = self.stride, n = self.m + self.n_groups
         cdef Py_ssize_t r = G + i, last = n - 1, a, b
-        cdef double t, pivot, factor, scale = 0.0
+        cdef double t, pivot, scale = 0.0
         if r != last:
             for a in range(n):
                 t = self.inv[a * stride + r]
@@ -469,11 +453,10 @@ cdef class _Solver:
             scale = max(scale, fabs(self.inv[a * stride + last]))
         if not fabs(pivot) > _SINGULAR * scale * scale:
             return False
-        for a in range(last):
-            factor = self.inv[a * stride + last] / pivot
-            if factor != 0.0:
-                for b in range(last):
-                    self.inv[a * stride + b] -= factor * self.inv[last * stride + b]
+        for a in range(last):  # the factors, into column (scratch)
+            self.column[a] = self.inv[a * stride + last] / pivot
+        subtract_rank_one(last, &self.column[0], 1, &self.inv[last * stride], &self.inv[0],
+                          stride, last)
         return True
 
     cdef void refresh(self) except *:
@@ -664,17 +647,12 @@ cdef class _Solver:
     cdef double curvature(self, double[::1] direction, Py_ssize_t m) noexcept nogil:
         """d^T H d over the first m face entries: t = H d a row of H at a time (into the
         scratch ``product``, unused between solves), then d.t."""
-        cdef Py_ssize_t i, j
-        cdef double total = 0.0, di
-        cdef const double *row
+        cdef Py_ssize_t j
+        cdef double total = 0.0
         for j in range(m):
             self.product[j] = 0.0
-        for i in range(m):
-            di = direction[i]
-            if di != 0.0:
-                row = &self.hf[i * self.hstride]
-                for j in range(m):
-                    self.product[j] += di * row[j]
+        if m > 0:
+            add_rows(m, &direction[0], &self.hf[0], self.hstride, m, &self.product[0])
         for j in range(m):
             total += direction[j] * self.product[j]
         return total
