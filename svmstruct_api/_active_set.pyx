@@ -1118,3 +1118,33 @@ def follow_up_and_solve(const double[:, ::1] gram, const double[::1] losses,
     s.project(s.rhs, s.m)
     return step, product, np.array(s.rhs[:s.m]), np.array(s.face[:s.m])
 
+
+
+def scaled_row_sums(const double[::1] coef, const double[:, ::1] rows, double[::1] out,
+                    bint subtract=False):
+    """out += (or -=, ``subtract``) coef[c] rows[c] for every row c in turn (zero coef
+    skipped), by _vector_ops.h's vectorised loops: what the tests compare with the same
+    sums formed row by row in numpy."""
+    if coef.shape[0] != rows.shape[0] or rows.shape[1] != out.shape[0]:
+        raise ValueError("coef, rows and out do not match")
+    if coef.shape[0] == 0 or out.shape[0] == 0:
+        return
+    if subtract:
+        subtract_rows(coef.shape[0], &coef[0], &rows[0, 0], rows.shape[1], out.shape[0],
+                      &out[0])
+    else:
+        add_rows(coef.shape[0], &coef[0], &rows[0, 0], rows.shape[1], out.shape[0], &out[0])
+
+
+def rank_one_update(const double[::1] u, const double[::1] v, double[:, ::1] a,
+                    bint subtract=False):
+    """a[r] += (or -=, ``subtract``) u[r] v for every row r (zero u[r] skipped), by
+    _vector_ops.h's vectorised loops: what the tests compare with numpy."""
+    if u.shape[0] != a.shape[0] or v.shape[0] != a.shape[1]:
+        raise ValueError("u, v and a do not match")
+    if u.shape[0] == 0 or v.shape[0] == 0:
+        return
+    if subtract:
+        subtract_rank_one(u.shape[0], &u[0], 1, &v[0], &a[0, 0], a.shape[1], v.shape[0])
+    else:
+        add_rank_one(u.shape[0], &u[0], 1, &v[0], &a[0, 0], a.shape[1], v.shape[0])
