@@ -262,6 +262,9 @@ cdef class _Solver:
     #: its entries in face order and H_F times it; taken by ``pending_step``
     cdef double[::1] pending, pending_product
     cdef bint has_pending
+    #: the last line search stopped because the variable that had just entered would leave
+    #: at once (``withdraw``)
+    cdef bint bounced
 
     def __init__(self, gram, losses, group, bounds, Py_ssize_t capacity):
         self.gram, self.losses, self.group, self.bounds = gram, losses, group, bounds
@@ -288,6 +291,7 @@ cdef class _Solver:
         self.pending = np.empty(self.capacity + 1)
         self.pending_product = np.empty(self.capacity + 1)
         self.has_pending = False
+        self.bounced = False
         self.position = np.full(n, -1, dtype=np.intp)
         self.m = 0
         self.updates = 0
@@ -662,8 +666,8 @@ cdef class _Solver:
         """x_F += t direction (over the first m face entries), t maximising f but at most 1
         (the Newton step's length: a longer step would only follow rounding) and at most
         the step where a variable reaches 0 (which then leaves the face); False (nothing
-        moved) when direction is no ascent direction.  ActiveSetStuck when the variable
-        that just entered (``entered``) would leave at once."""
+        moved) when direction is no ascent direction, and, with ``bounced`` set, when the
+        variable that just entered (``entered``) would leave at once (``withdraw``)."""
         cdef Py_ssize_t i, blocking
         cdef double ascent = 0.0, step, limit
         for i in range(m):
@@ -677,7 +681,8 @@ cdef class _Solver:
         else:
             step = limit
             if step == 0.0 and self.face[blocking] == entered:
-                raise ActiveSetStuck  # what just entered would leave at once
+                self.bounced = True  # what just entered would leave at once: withdraw
+                return False
         self.move(direction, m, step, blocking, True)  # product: curvature's H_F direction
         self.unblocked = blocking < 0
         self.has_pending = False
@@ -813,13 +818,9 @@ cdef class _Solver:
 
     cdef int enter(self, Py_ssize_t j, double[::1] direction) except -1:
         """Enter variable j (at x_j >= 0) into the face (module doc): return 1 when F + j is
-        nonsingular (j added, refactored); otherwise move along (q, 1), whose curvature is
-        the Schur complement (0 up to rounding), in the sense in which f does not decrease,
-        by an exact line search cut where a variable reaches 0 (it leaves; j is added unless
-        it is that variable), and return 0."""
-        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups, i
-        cdef Py_ssize_t blocking, v
-        cdef double schur, scale, ascent, limit, step
+        nonsingular (j added, refactored); otherwise ``exchange`` j in and return 0."""
+        cdef Py_ssize_t m = self.m, n = self.m + self.n_groups
+        cdef double schur, scale
         # rhs = -[q; eta], unrefined first: a Schur complement clearly away from 0 decides
         # alone (border updates the inverse from that same first product either way)
         schur = self.schur_complement(j, False, &scale)
@@ -834,6 +835,21 @@ cdef class _Solver:
             self.refresh()
             return 1
         # F + j is dependent (at the capacity rank(G) + #groups it must be: schur is rounding)
+        self.exchange(j, direction, schur, False)
+        return 0
+
+    cdef void exchange(self, Py_ssize_t j, double[::1] direction, double schur,
+                       bint independent) except *:
+        """Move along (q, 1) (rhs = -[q; eta] from ``schur_complement``: the direction that
+        raises x_j and keeps F's equations), whose curvature is the Schur complement
+        ``schur``, in the sense in which f does not decrease, by an exact line search cut
+        where a variable reaches 0 (it leaves).  j joins the face unless it is what reached 0
+        (the face is then unchanged), and the inverse is formed afresh.  Where F + j is
+        dependent (schur 0 up to rounding) something must reach 0, and j takes its place
+        (ActiveSetStuck if nothing does); where it is ``independent`` (``withdraw``), the
+        line search may end first, and F + j is the face."""
+        cdef Py_ssize_t m = self.m, i, blocking, v
+        cdef double ascent, limit, step
         ascent = self.grad[j]
         for i in range(m):
             direction[i] = -self.rhs[i]
@@ -847,14 +863,19 @@ cdef class _Solver:
         self.project(direction, m + 1)
         blocking = self.blocking_step(direction, m + 1, &limit)
         step = ascent / schur if schur > 0.0 else INFINITY
-        if blocking < 0 or step < limit:
+        if step < limit and independent:  # the line search ends before anything reaches 0
+            blocking = -1
+        elif blocking < 0 or step < limit:
             raise ActiveSetStuck  # nothing reaches 0: F + j is not dependent after all
-        self.move(direction, m + 1, limit, blocking)
+        else:
+            step = limit
+        self.move(direction, m + 1, step, blocking)
         if blocking == m:  # j itself reached 0: the face is unchanged
-            return 0
-        # j takes the place of what reached 0: F without it need not be nonsingular (it
-        # may have been its group's only variable), so the inverse is formed afresh (an
-        # exchange happens where F spans the rank of G: few features, a small face)
+            return
+        # j joins, and takes the place of what reached 0: F without it need not be
+        # nonsingular (it may have been its group's only variable), so the inverse is
+        # formed afresh (an exchange happens where F spans the rank of G: few features, a
+        # small face)
         self.add(j)
         for i in range(self.m - 1, -1, -1):
             v = self.face[i]
@@ -863,7 +884,17 @@ cdef class _Solver:
                 self.move_last_to(i)
         if self.fresh() <= 0.0:
             raise ActiveSetStuck
-        return 0
+
+    cdef void withdraw(self, Py_ssize_t j, double[::1] direction) except *:
+        """Take j, which has just entered at x_j = 0 and whose face's Newton step would
+        move it below 0 at once, out of the face again and ``exchange`` it in instead: the
+        Newton step of F + j carries F's own residual step too, which on a face F + j
+        that is dependent up to rounding (a Schur complement of 1e-8 of its terms) can
+        outweigh j's part; the line search along (q, 1) moves j alone."""
+        cdef double scale
+        if not self.delete(self.position[j]) and self.fresh() <= 0.0:
+            raise ActiveSetStuck
+        self.exchange(j, direction, self.schur_complement(j, True, &scale), True)
 
     cdef bint usable(self, const intp[::1] face) except -1:
         """Whether ``face`` (variables of this problem) can start the solve: distinct
@@ -943,7 +974,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
     forming its inverse afresh, when it holds every positive variable of ``alpha``.
     """
     cdef Py_ssize_t k = losses.shape[0], n_groups = bounds.shape[0], v, g, i, m
-    cdef Py_ssize_t steps, entered = -1, refinements = 0
+    cdef Py_ssize_t steps, entered = -1, refinements = 0, bounces = 0
     cdef bint at_optimum
     cdef double gap, objective, excess, bmax = 0.0
     cdef _Solver s = _Solver(gram, losses, group, bounds, max_face)
@@ -979,6 +1010,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
             if s.pending_step(direction, _SINGULAR * bmax):
                 entered = -1
                 at_optimum = s.unblocked
+                bounces = 0
                 continue
             # rhs = [p; nu], unrefined: a step left short by rounding is finished by the
             # refined solve of the face-optimum branch below
@@ -986,6 +1018,19 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
             if s.largest_step() > _SINGULAR * bmax and s.newton_step(direction, entered):
                 entered = -1
                 at_optimum = s.unblocked
+                bounces = 0
+                continue
+            if s.bounced:  # what just entered would leave at once: out, exchanged in,
+                # and F's optimum refined (it priced j: too roughly, as j's step shows)
+                s.bounced = False
+                bounces += 1
+                if bounces > _REFINEMENTS:  # and again, with nothing moving in between
+                    raise ActiveSetStuck
+                s.withdraw(entered, direction)
+                entered = -1
+                s.newton()
+                if s.largest_step() > _SINGULAR * bmax:
+                    s.newton_step(direction, -1)
                 continue
         at_optimum = False
         # at the face optimum: the gap, from the exact gradient

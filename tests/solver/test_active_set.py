@@ -439,3 +439,47 @@ def test_the_vectorised_row_operations_equal_numpys_row_by_row_to_the_bit(n, sub
             expected[r] = expected[r] - coef[r] * v if subtract else expected[r] + coef[r] * v
     rank_one_update(coef, v, a, subtract)
     assert a.tobytes() == expected.tobytes()
+
+
+def _clustered_problem(seed):
+    """K of 60-250 cuts in 3-11 features, near-parallel in eight clusters (spread 1e-6 to
+    0.1), dealt into 8-23 groups with one bound C of 1 to 1e4, and a feasible start with
+    about 30% of the multipliers positive: faces whose Schur complements come down to
+    1e-8 of their terms."""
+    rng = np.random.default_rng(seed)
+    d, n_groups = int(rng.integers(3, 12)), int(rng.integers(8, 24))
+    k = int(rng.integers(60, 250))
+    clusters = rng.normal(size=(8, d))
+    members, noise = rng.integers(0, 8, k), rng.normal(size=(k, d))
+    vectors = clusters[members] + noise * 10.0 ** rng.uniform(-6, -1)
+    vectors *= rng.uniform(0.1, 2)
+    losses = rng.uniform(0, 1, k)
+    groups = np.arange(k) % n_groups
+    bounds = np.full(n_groups, 10.0 ** rng.uniform(0, 4))
+    rng = np.random.default_rng(seed + 99)
+    alpha = rng.uniform(0, 1, k) * (rng.uniform(size=k) < 0.3)
+    mass = np.bincount(groups, alpha, n_groups)
+    alpha *= np.minimum(1.0, bounds / np.maximum(mass, 1e-300))[groups]
+    return vectors, losses, groups, bounds, alpha
+
+
+@pytest.mark.parametrize("seed", [5, 106, 137, 179, 360])
+def test_a_variable_that_would_leave_at_once_is_exchanged_in_instead(seed):
+    """On these faces the Newton step after an entry moves the entering variable below 0
+    at once: it carries the rest of the last face's step too, which a Schur complement of
+    1e-8 of its terms lets outweigh the entering variable's own part.  The variable is
+    taken out again, moved in along the direction that raises it alone, and the face's
+    optimum refined; the solve reaches cvxopt's optimum (before, each of these raised
+    ActiveSetStuck and went to cvxopt)."""
+    vectors, losses, groups, bounds, alpha = _clustered_problem(seed)
+    gram = vectors @ vectors.T
+    tolerance = 1e-9 * bounds.sum()
+    _, gap, objective, _ = active_set_solve(
+        gram, losses, groups.astype(np.intp), bounds, alpha, tolerance, 0.0,
+        vectors.shape[1] + len(bounds), 100_000)
+    assert np.all(alpha >= 0)
+    assert np.all(np.bincount(groups, alpha, len(bounds)) <= bounds * (1 + 1e-12))
+    assert gap <= tolerance
+    assert objective == pytest.approx(losses @ alpha - 0.5 * alpha @ gram @ alpha, rel=1e-9)
+    _, dual = _reference(vectors, losses, groups, bounds)
+    assert objective == pytest.approx(dual.dual_objective, abs=10 * tolerance, rel=1e-7)
