@@ -23,11 +23,14 @@ order, is one table (svmstruct_api.solvers.TRIAL_ORDER): by default the active s
 groups), SMO (K <= dim(w) + #groups), then cvxopt (any problem: n-slack's many groups, free
 components, and whatever the others gave up on).
 
-Products over the constraint rows and the Gram matrix are formed with ``np.einsum`` (one
-thread, no BLAS): a BLAS product wakes its thread pool, whose threads then spin beside the
-single-threaded oracle and solvers.  On the shared 2-core machine, while it was busy, a fit
-on the 5 10^4 x 10^5 sparse set at C = 100 took 4.4 s with OpenBLAS's threads and 1.0 s
-with one (alternating runs); when it was quieter the two were equal
+Products over the constraint rows and the Gram matrix are formed with ``np.einsum``, the
+Gram matrix's new rows by ``_products.gram_rows`` (dot products vectorised for AVX2 where the
+CPU has it, the same bits either way: 0.30 against einsum's 0.89 ms for 16 new rows of 301
+numbers against 500), all on one thread, with no BLAS: a BLAS product wakes its thread
+pool, whose threads then spin beside the single-threaded oracle and solvers.  On the
+shared 2-core machine, while it was busy, a fit on the 5 10^4 x 10^5 sparse set at C = 100
+took 4.4 s with OpenBLAS's threads and 1.0 s with one (alternating runs); when it was
+quieter the two were equal
 (benchmarks/results/solver_speed.md), and einsum's loops take about 1.6x BLAS's time for
 these products, which the passes saved elsewhere make up for.
 
@@ -43,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ._products import gram_rows
 from .options import QP_SOLVERS, QPError
 from .solvers import QPProblem, QPResult, QPState, QPTimeout, trial_order
 
@@ -210,14 +214,13 @@ class WorkingSet:
             # a_l.a_k = u_k.(B B^T u_l) = u_k.(B a_l): the images B a_l of the new rows
             # against the coefficients of all rows, K row-lengths of B's size
             images = np.array(self._pending_images).reshape(end - g, self.row_length)
-            rows = np.einsum("kj,ij->ki", images, self._vector_buffer[:end])
+            rows = gram_rows(images, self._vector_buffer[:end])
             self._pending_images: list[np.ndarray] = []
         elif self._all_regularized:
-            rows = np.einsum("kj,ij->ki", new, self._vector_buffer[:end])
+            rows = gram_rows(new, self._vector_buffer[:end])
         else:
             reg = self.regularized
-            rows = np.einsum("kj,ij->ki", new[:, reg],
-                             self._vector_buffer[:end, reg])
+            rows = gram_rows(new[:, reg], self._vector_buffer[:end, reg])
         self._gram_buffer[g:end, :end] = rows
         self._gram_buffer[:g, g:end] = rows[:, :g].T
         self._gram_size = end

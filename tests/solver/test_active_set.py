@@ -483,3 +483,29 @@ def test_a_variable_that_would_leave_at_once_is_exchanged_in_instead(seed):
     assert objective == pytest.approx(losses @ alpha - 0.5 * alpha @ gram @ alpha, rel=1e-9)
     _, dual = _reference(vectors, losses, groups, bounds)
     assert objective == pytest.approx(dual.dual_objective, abs=10 * tolerance, rel=1e-7)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 61, 301])
+def test_the_gram_rows_are_eight_interleaved_partial_sums_to_the_bit(n):
+    """The working set's new Gram rows (_products.gram_rows, built for AVX2 and baseline
+    x86-64) sum each dot product as eight interleaved partial sums in a fixed order, then
+    the last n mod 8 products: equal bit for bit to the same order in numpy, on any CPU; a
+    fused multiply-add or a reordered sum would not be."""
+    from svmstruct_api._products import gram_rows
+    rng = np.random.default_rng(n)
+    new = rng.normal(size=(3, n)) * 10.0 ** rng.integers(-8, 8, size=(3, n))
+    rows = rng.normal(size=(5, n)) * 10.0 ** rng.integers(-8, 8, size=(5, n))
+    whole = n - n % 8
+    expected = np.empty((3, 5))
+    for k in range(3):
+        for other in range(5):
+            products = new[k] * rows[other]
+            lanes = np.zeros(8)
+            for start in range(0, whole, 8):
+                lanes = lanes + products[start:start + 8]
+            total = ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + \
+                ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]))
+            for j in range(whole, n):
+                total = total + products[j]
+            expected[k, other] = total
+    assert gram_rows(new, rows).tobytes() == expected.tobytes()
