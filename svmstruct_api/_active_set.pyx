@@ -62,19 +62,38 @@ from libc.math cimport INFINITY, fabs
 
 
 cdef extern from "_vector_ops.h" nogil:
-    void add_rows "svmstruct_add_rows"(Py_ssize_t n_rows, const double *coef,
-                                       const double *rows, Py_ssize_t stride, Py_ssize_t n,
-                                       double *out)
-    void subtract_rows "svmstruct_subtract_rows"(Py_ssize_t n_rows, const double *coef,
-                                                 const double *rows, Py_ssize_t stride,
-                                                 Py_ssize_t n, double *out)
-    void add_rank_one "svmstruct_add_rank_one"(Py_ssize_t n_rows, const double *u,
-                                               Py_ssize_t u_step, const double *v, double *a,
-                                               Py_ssize_t stride, Py_ssize_t n)
-    void subtract_rank_one "svmstruct_subtract_rank_one"(Py_ssize_t n_rows, const double *u,
-                                                         Py_ssize_t u_step, const double *v,
-                                                         double *a, Py_ssize_t stride,
-                                                         Py_ssize_t n)
+    void _add_rows "svmstruct_add_rows"(Py_ssize_t n_rows, const double *coef,
+                                        const double *rows, Py_ssize_t stride, Py_ssize_t n,
+                                        double *out, double sign)
+    void _add_rank_one "svmstruct_add_rank_one"(Py_ssize_t n_rows, const double *u,
+                                                Py_ssize_t u_step, const double *v, double *a,
+                                                Py_ssize_t stride, Py_ssize_t n, double sign)
+
+
+cdef inline void add_rows(Py_ssize_t n_rows, const double *coef, const double *rows,
+                          Py_ssize_t stride, Py_ssize_t n, double *out) noexcept nogil:
+    """out[:n] += coef[c] rows[c] for c in turn (_vector_ops.h)."""
+    _add_rows(n_rows, coef, rows, stride, n, out, 1.0)
+
+
+cdef inline void subtract_rows(Py_ssize_t n_rows, const double *coef, const double *rows,
+                               Py_ssize_t stride, Py_ssize_t n, double *out) noexcept nogil:
+    """out[:n] -= coef[c] rows[c] for c in turn (_vector_ops.h)."""
+    _add_rows(n_rows, coef, rows, stride, n, out, -1.0)
+
+
+cdef inline void add_rank_one(Py_ssize_t n_rows, const double *u, Py_ssize_t u_step,
+                              const double *v, double *a, Py_ssize_t stride,
+                              Py_ssize_t n) noexcept nogil:
+    """a[r, :n] += u[r u_step] v for every row r < n_rows (_vector_ops.h)."""
+    _add_rank_one(n_rows, u, u_step, v, a, stride, n, 1.0)
+
+
+cdef inline void subtract_rank_one(Py_ssize_t n_rows, const double *u, Py_ssize_t u_step,
+                                   const double *v, double *a, Py_ssize_t stride,
+                                   Py_ssize_t n) noexcept nogil:
+    """a[r, :n] -= u[r u_step] v for every row r < n_rows (_vector_ops.h)."""
+    _add_rank_one(n_rows, u, u_step, v, a, stride, n, -1.0)
 
 cnp.import_array()
 

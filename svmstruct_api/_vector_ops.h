@@ -24,13 +24,13 @@
 #define SVMSTRUCT_CLONES
 #endif
 
-/* out[0:n] += coef[c] rows[c * stride : c * stride + n] for c = 0 .. n_rows - 1 in turn,
- * skipping coef[c] == 0. */
+/* out[0:n] += sign coef[c] rows[c * stride : c * stride + n] for c = 0 .. n_rows - 1 in
+ * turn, skipping coef[c] == 0; ``sign`` 1 or -1 (x + (-a) y is x - a y to the bit). */
 SVMSTRUCT_CLONES static void svmstruct_add_rows(ptrdiff_t n_rows, const double *coef,
                                                 const double *rows, ptrdiff_t stride,
-                                                ptrdiff_t n, double *out) {
+                                                ptrdiff_t n, double *out, double sign) {
     for (ptrdiff_t c = 0; c < n_rows; c++) {
-        const double a = coef[c];
+        const double a = sign * coef[c];
         if (a != 0.0) {
             const double *row = rows + c * stride;
             for (ptrdiff_t r = 0; r < n; r++) {
@@ -40,50 +40,19 @@ SVMSTRUCT_CLONES static void svmstruct_add_rows(ptrdiff_t n_rows, const double *
     }
 }
 
-/* out[0:n] -= coef[c] rows[c * stride : c * stride + n], as svmstruct_add_rows. */
-SVMSTRUCT_CLONES static void svmstruct_subtract_rows(ptrdiff_t n_rows, const double *coef,
-                                                     const double *rows, ptrdiff_t stride,
-                                                     ptrdiff_t n, double *out) {
-    for (ptrdiff_t c = 0; c < n_rows; c++) {
-        const double a = coef[c];
-        if (a != 0.0) {
-            const double *row = rows + c * stride;
-            for (ptrdiff_t r = 0; r < n; r++) {
-                out[r] -= a * row[r];
-            }
-        }
-    }
-}
-
-/* The rank-one update a[r, 0:n] += u[r * u_step] v[0:n] for every r < n_rows with
- * u[r * u_step] != 0 (row stride ``stride``).  ``v`` may be a row of ``a`` that is not
- * updated. */
+/* The rank-one update a[r, 0:n] += sign u[r * u_step] v[0:n] for every r < n_rows with
+ * u[r * u_step] != 0 (row stride ``stride``; ``sign`` as in svmstruct_add_rows).  ``v`` may
+ * be a row of ``a`` that is not updated. */
 SVMSTRUCT_CLONES static void svmstruct_add_rank_one(ptrdiff_t n_rows, const double *u,
                                                     ptrdiff_t u_step, const double *v,
                                                     double *a, ptrdiff_t stride,
-                                                    ptrdiff_t n) {
+                                                    ptrdiff_t n, double sign) {
     for (ptrdiff_t r = 0; r < n_rows; r++) {
-        const double ur = u[r * u_step];
+        const double ur = sign * u[r * u_step];
         if (ur != 0.0) {
             double *row = a + r * stride;
             for (ptrdiff_t c = 0; c < n; c++) {
                 row[c] += ur * v[c];
-            }
-        }
-    }
-}
-
-/* a[r, 0:n] -= u[r * u_step] v[0:n], as svmstruct_add_rank_one. */
-SVMSTRUCT_CLONES static void svmstruct_subtract_rank_one(ptrdiff_t n_rows, const double *u,
-                                                         ptrdiff_t u_step, const double *v,
-                                                         double *a, ptrdiff_t stride,
-                                                         ptrdiff_t n) {
-    for (ptrdiff_t r = 0; r < n_rows; r++) {
-        const double ur = u[r * u_step];
-        if (ur != 0.0) {
-            double *row = a + r * stride;
-            for (ptrdiff_t c = 0; c < n; c++) {
-                row[c] -= ur * v[c];
             }
         }
     }
