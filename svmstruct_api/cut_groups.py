@@ -83,6 +83,23 @@ class CutGroups:
             return None
         return groups
 
+    def _announce_groups(self, run: Any, model: Any) -> None:
+        """At the start of a fit: run.group_weights, b_i/C_g of every example i (g its
+        group), and the model told the group sums it will be asked for
+        (StructuredModel.group_sums_in_pass, where the model has it: none without cut
+        groups or where the model sums its batches by groups itself)."""
+        groups, n_groups = run.example_groups, len(run.working_set.group_bounds)
+        run.group_weights = None
+        if groups is not None and model.per_example_batches:
+            run.group_weights = run.bounds.values / run.working_set.group_bounds[groups]
+        tell = getattr(model, "group_sums_in_pass", None)  # a model need not subclass
+        if tell is None:
+            return
+        if run.group_weights is None:
+            tell(None, None, 0)
+        else:
+            tell(run.group_weights, groups, n_groups)
+
     def _grouped_cuts(self, run: Any, batch: Any, threshold: float) -> tuple[Any, float]:
         """(the cuts of the groups whose excess violation over their slack passes
         ``threshold``, or None; the largest excess): group g's cut is
@@ -92,8 +109,7 @@ class CutGroups:
             losses = batch.loss / batch.counts
             violation = batch.violations(run.w) / batch.counts
         else:
-            group = run.example_groups
-            weights = run.bounds.values / run.working_set.group_bounds[group]
+            group, weights = run.example_groups, run.group_weights
             n_groups = len(run.working_set.group_bounds)
             violation = np.bincount(
                 group, weights * np.maximum(batch.violations(run.w), 0.0), n_groups)

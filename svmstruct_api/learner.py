@@ -94,8 +94,10 @@ class _Run:
         #: whether the last QP was solved to the strict tolerance (_qp_tolerance)
         self.strict = True
         #: the slack group of every example where the formulation deals them into groups
-        #: (1-slack's cut groups, svmstruct_api.cut_groups), else None
+        #: (1-slack's cut groups, svmstruct_api.cut_groups), else None; with them, the weight
+        #: b_i/C_g of every example's constraint in its group's cut
         self.example_groups = None
+        self.group_weights = None
         #: set by each iteration: a stopping rule holds
         self.finished = False
         #: (P(w), w, max violation) of the QP's solution at which a stopping rule held
@@ -481,6 +483,7 @@ class OneSlackSSVM(CutGroups, BaseSSVM):
         run = super()._start(model, previous)
         run.cache = ConstraintCache(model.n_examples, model.n_features, self.cache_size) \
             if self.cache_size else None
+        self._announce_groups(run, model)
         return run
 
     def _observe(self, run, batch):

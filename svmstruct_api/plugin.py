@@ -167,6 +167,17 @@ class StructuredModel(ABC):
         of those groups from then on; False (the default) keeps SummedConstraints and the
         learner uses one group."""
         return False
+
+    def group_sums_in_pass(self, weights: np.ndarray | None, groups: np.ndarray | None,
+                           n_groups: int) -> None:
+        """Told, when a 1-slack fit starts, the sums ``ConstraintBatch.group_sums(weights,
+        groups, n_groups)`` it will ask of every batch (its cut groups' vectors,
+        svmstruct_api.cut_groups), or None and 0 when it will ask none: a model whose oracle
+        pass reads each example's data once may form them there, while the data are at
+        hand, and have its batches' ``dpsi.group_sums`` return them.  Nothing by default
+        (the batch forms them when asked)."""
+        return None
+
     #: None, or a RowBasis B (p x n_features; svmstruct_api.qp.WorkingSet) in which every
     #: constraint of a batch is B^T u: then ``batch.dpsi.basis_coefficients(v)`` gives the
     #: u of v^T dpsi, and the 1-slack learner may keep its constraints as u (p numbers

@@ -26,13 +26,22 @@ kernels."""
 ConstraintInputs = namedtuple(
     "ConstraintInputs",
     ["is_csr", "is_binned", "n_features", "dense", "data", "indices", "indptr", "bins",
-     "widths", "w", "relevant", "ptr", "gains"])
+     "widths", "w", "relevant", "ptr", "gains", "sums"], defaults=[None])
 ConstraintInputs.__doc__ = """The checked inputs of a fused constraint pass
 (``_query_core.constraints_pass``): X either dense (C-contiguous float64 or float32, raveled),
 as CSR arrays, or binned (``bins`` and ``widths`` of BinnedArrays), the unused layouts'
 arrays (and an empty w) replaced by one-element placeholders so that every buffer has an
 address; ``gains`` (float64, one per document) or None for the losses that do not need
-graded gains."""
+graded gains; ``sums`` None, or the PassSums the pass also forms."""
+
+PassSums = namedtuple("PassSums", ["weights", "targets", "n_targets", "order", "starts"])
+PassSums.__doc__ = """Weighted sums of the constraint vectors that a fused constraint pass forms
+while each query's rows are at hand (``checked_pass_sums``): row t of the (n_targets, d)
+result is sum_{q: targets_q = t} weights_q dpsi_q, the cut groups' vectors of one pass
+(svmstruct_api.cut_groups).  ``weights`` float64 and ``targets`` intp, one per query of the
+collection (weight 0: the query adds nothing); ``order`` the queries by target, each target's
+in ascending order, target t's at order[starts[t]:starts[t + 1]] (every sum is added in query
+order, as ``_map_kernels.combine_rows`` adds it, whatever the number of threads)."""
 
 
 def csr_for_kernels(X):
@@ -148,6 +157,23 @@ def checked_gains(gains, relevant):
         raise ValueError("gains must be finite, positive for relevant documents and 0 for "
                          "the others")
     return gains
+
+
+def checked_pass_sums(weights, targets, n_targets, n_queries):
+    """The PassSums of per-query ``weights`` (finite) and ``targets`` (in 0..n_targets-1),
+    one of each per query of a collection of ``n_queries``."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    targets = np.ascontiguousarray(targets, dtype=np.intp)
+    n_targets = int(n_targets)
+    if weights.shape != (n_queries,) or targets.shape != (n_queries,) or n_targets < 1 \
+            or (n_queries and not 0 <= targets.min() <= targets.max() < n_targets) \
+            or not np.all(np.isfinite(weights)):
+        raise ValueError("the sums' weights and targets must be one finite weight and one "
+                         "target in 0..n_targets-1 per query")
+    order = np.argsort(targets, kind="stable").astype(np.intp)
+    starts = np.zeros(n_targets + 1, dtype=np.intp)
+    np.cumsum(np.bincount(targets, minlength=n_targets), out=starts[1:])
+    return PassSums(weights, targets, n_targets, order, starts)
 
 
 def largest_query(ptr):

@@ -591,7 +591,7 @@ def loss_constraints(X, w, gains, ptr, str kind, k=None, int n_threads=1):
     graded = kind in KINDS and KINDS[kind].graded
     inputs = checked_constraint_inputs(X, w, np.asarray(gains) > 0, ptr,
                                        gains if graded else None)
-    return loss_pass(inputs, kind, k, n_threads)
+    return loss_pass(inputs, kind, k, n_threads)[:3]
 
 
 def loss_pass(inputs, str kind, k=None, int n_threads=1):
@@ -599,12 +599,14 @@ def loss_pass(inputs, str kind, k=None, int n_threads=1):
     ``checked_constraint_inputs`` made (with the gains for a graded kind; its ``w`` replaced
     by a C-contiguous float64 vector of its ``n_features``).  The plugins' per-iteration entry
     (svmmap.core.plugins.measure): the data are checked when the plugin is made, not on every
-    pass; nothing here checks them."""
+    pass; nothing here checks them.  Returns (loss, coef, margin, the sums of ``inputs.sums``
+    or None): ``_query_core.constraints_pass``."""
     cdef LossSpec spec
     discount = _spec(kind, k, largest_query(inputs.ptr), &spec)
-    loss, coef, margin = core.constraints_pass(inputs, spec.kind.oracle, &spec, n_threads)
+    loss, coef, margin, sums = core.constraints_pass(inputs, spec.kind.oracle, &spec,
+                                                     n_threads)
     del discount
-    return _checked_losses(loss, kind), coef, margin
+    return _checked_losses(loss, kind), coef, margin, sums
 
 
 cdef void _ranking_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ssize_t n_rel,

@@ -245,7 +245,7 @@ def map_constraints(X, w, relevant, ptr, str method="divide", int n_threads=1):
     coefficients 0 and margin 0.
     """
     inputs = checked_constraint_inputs(X, w, relevant, ptr)
-    return map_pass(inputs, harmonic_numbers(inputs.ptr), method, n_threads)
+    return map_pass(inputs, harmonic_numbers(inputs.ptr), method, n_threads)[:3]
 
 
 def map_pass(inputs, harmonic_arr, str method="divide", int n_threads=1):
@@ -253,31 +253,13 @@ def map_pass(inputs, harmonic_arr, str method="divide", int n_threads=1):
     ``checked_constraint_inputs`` made (its ``w`` replaced by a C-contiguous float64 vector of
     its ``n_features``) and their ``harmonic_numbers(ptr)``.  The plugins' per-iteration
     entry (svmmap.core.plugins.map): the data are checked when the plugin is made, not on every
-    pass; nothing here checks them."""
+    pass; nothing here checks them.  Returns (loss, coef, margin, the sums of ``inputs.sums``
+    or None): ``_query_core.constraints_pass``."""
     cdef MapOracle options
     options.use_scan = _method_is_scan(method)
     cdef const double[::1] harmonic = harmonic_arr
     options.harmonic = &harmonic[0]
     return core.constraints_pass(inputs, _most_violated_one, &options, n_threads)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef inline void _add_dense_row(const core.value_t *row, Py_ssize_t n_features, double u,
-                                double *out) noexcept nogil:
-    """out += u * row (a dense row of n_features values)."""
-    cdef Py_ssize_t j
-    for j in range(n_features):
-        out[j] += u * row[j]
-
-
-cdef inline void _add_csr_row(const core.value_t *data, const core.index_t *indices,
-                              Py_ssize_t lo, Py_ssize_t hi, double u,
-                              double *out) noexcept nogil:
-    """out += u * the CSR row whose stored values are lo .. hi - 1."""
-    cdef Py_ssize_t j
-    for j in range(lo, hi):
-        out[indices[j]] += u * data[j]
 
 
 def combine_rows(X, coef, ptr, weights, targets=None, Py_ssize_t n_targets=1):
@@ -364,21 +346,21 @@ def combine_rows(X, coef, ptr, weights, targets=None, Py_ssize_t n_targets=1):
                     continue
                 if not is_csr:
                     if single:
-                        _add_dense_row(&dense32[k, 0], n_features, u, out)
+                        core.add_dense_row(&dense32[k, 0], n_features, u, out)
                     else:
-                        _add_dense_row(&dense[k, 0], n_features, u, out)
+                        core.add_dense_row(&dense[k, 0], n_features, u, out)
                 elif single:
                     if wide:
-                        _add_csr_row(&data32[0], &indices64[0], indptr64[k], indptr64[k + 1],
+                        core.add_csr_row(&data32[0], &indices64[0], indptr64[k], indptr64[k + 1],
                                      u, out)
                     else:
-                        _add_csr_row(&data32[0], &indices32[0], indptr32[k], indptr32[k + 1],
+                        core.add_csr_row(&data32[0], &indices32[0], indptr32[k], indptr32[k + 1],
                                      u, out)
                 elif wide:
-                    _add_csr_row(&data[0], &indices64[0], indptr64[k], indptr64[k + 1], u,
+                    core.add_csr_row(&data[0], &indices64[0], indptr64[k], indptr64[k + 1], u,
                                  out)
                 else:
-                    _add_csr_row(&data[0], &indices32[0], indptr32[k], indptr32[k + 1], u,
+                    core.add_csr_row(&data[0], &indices32[0], indptr32[k], indptr32[k + 1], u,
                                  out)
     return result
 

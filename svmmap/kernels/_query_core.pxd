@@ -189,6 +189,22 @@ cdef inline void csr_scores(const value_t *data, const index_t *indices, const i
         out[k] = total
 
 
+cdef inline void add_dense_row(const value_t *row, Py_ssize_t n_features, double u,
+                               double *out) noexcept nogil:
+    """out += u * row (a dense row of n_features values)."""
+    cdef Py_ssize_t j
+    for j in range(n_features):
+        out[j] += u * row[j]
+
+
+cdef inline void add_csr_row(const value_t *data, const index_t *indices, Py_ssize_t lo,
+                             Py_ssize_t hi, double u, double *out) noexcept nogil:
+    """out += u * the CSR row whose stored values are lo .. hi - 1."""
+    cdef Py_ssize_t j
+    for j in range(lo, hi):
+        out[indices[j]] += u * data[j]
+
+
 # ---------------------------------------------------------------------------------------------
 # The parallel driver: the one loop over the queries of every kernel
 # ---------------------------------------------------------------------------------------------
@@ -237,6 +253,37 @@ cdef inline int for_each_query(relevant, ptr, QueryBody body, const void *task,
             lo = p[q]
             size = p[q + 1] - lo
             body(q, lo, size, count_relevant(&r[lo], size), ws, task)
+    finally:
+        delete_workspaces(workspaces, threads)
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline int for_each_query_by_group(relevant, ptr, order, starts, QueryBody body,
+                                        const void *task, int n_threads) except -1:
+    """``for_each_query`` with the queries dealt into groups: group g's queries are
+    order[starts[g]:starts[g + 1]] (intp), each group's taken by one thread in that order,
+    so that a body adding to a per-group sum adds in one order whatever the number of
+    threads (the groups are split over the threads, dynamic schedule)."""
+    from ._kernel_inputs import largest_query
+
+    cdef const unsigned char[::1] r = relevant
+    cdef const Py_ssize_t[::1] p = ptr
+    cdef const Py_ssize_t[::1] o = order
+    cdef const Py_ssize_t[::1] b = starts
+    cdef Py_ssize_t n_groups = b.shape[0] - 1, g, i, q, lo, size
+    cdef int threads = max(n_threads, 1)
+    cdef Workspace **workspaces = new_workspaces(threads, largest_query(ptr))
+    cdef Workspace *ws
+    try:
+        for g in prange(n_groups, nogil=True, schedule="dynamic", num_threads=threads):
+            ws = workspaces[threadid()]
+            for i in range(b[g], b[g + 1]):
+                q = o[i]
+                lo = p[q]
+                size = p[q + 1] - lo
+                body(q, lo, size, count_relevant(&r[lo], size), ws, task)
     finally:
         delete_workspaces(workspaces, threads)
     return 0
@@ -339,6 +386,12 @@ cdef struct ConstraintTask:
     QueryArrays arrays            # scores NULL (X_q w is computed per query), value the loss
     Rows rows
     double *margin
+    # the cut groups' sums formed in the pass (``constraints_pass``), or sums NULL: query q
+    # adds weight[q] (c* - c_hat)_k x_k of its documents to row target[q] of sums (n_features
+    # a row)
+    double *sums
+    const double *weight
+    const Py_ssize_t *target
 
 
 ctypedef fused bin_t:
@@ -387,6 +440,26 @@ cdef inline void rows_scores(const Rows *rows, Py_ssize_t lo, Py_ssize_t size,
         csr_scores(rows.data, rows.indices32, rows.indptr32, lo, size, rows.w, out)
 
 
+cdef inline void rows_add(const Rows *rows, Py_ssize_t k, double u, double *out) noexcept nogil:
+    """out += u X[k] for the dense or CSR rows' layout (not binned)."""
+    if not rows.is_csr:
+        if rows.single:
+            add_dense_row(rows.dense32 + k * rows.n_features, rows.n_features, u, out)
+        else:
+            add_dense_row(rows.dense + k * rows.n_features, rows.n_features, u, out)
+    elif rows.single:
+        if rows.wide:
+            add_csr_row(rows.data32, rows.indices64, rows.indptr64[k], rows.indptr64[k + 1], u,
+                        out)
+        else:
+            add_csr_row(rows.data32, rows.indices32, rows.indptr32[k], rows.indptr32[k + 1], u,
+                        out)
+    elif rows.wide:
+        add_csr_row(rows.data, rows.indices64, rows.indptr64[k], rows.indptr64[k + 1], u, out)
+    else:
+        add_csr_row(rows.data, rows.indices32, rows.indptr32[k], rows.indptr32[k + 1], u, out)
+
+
 cdef inline double run_oracle(const QueryArrays *a, const double *scores, Py_ssize_t lo,
                               Py_ssize_t size, Py_ssize_t n_rel, Workspace *ws) noexcept nogil:
     """The oracle of ``a.params`` (an OracleCall) on the query at ``lo`` with the given
@@ -408,11 +481,15 @@ cdef inline void oracle_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size, Py_ss
 cdef inline void constraint_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size,
                                  Py_ssize_t n_rel, Workspace *ws,
                                  const void *task) noexcept nogil:
-    """A QueryBody (``task`` a ConstraintTask): scores, oracle, c* - c_hat, margin."""
+    """A QueryBody (``task`` a ConstraintTask): scores, oracle, c* - c_hat, margin; with
+    ``t.sums``, weight[q] (c* - c_hat)_k x_k added to row target[q] of the sums, document by
+    document in order (skipping zero products, as ``_map_kernels.combine_rows``), while the
+    query's rows are still in cache from its scores."""
     cdef const ConstraintTask *t = <const ConstraintTask *> task
     cdef const unsigned char *r = t.arrays.relevant + lo
     cdef double *coef = t.arrays.coef + lo
-    cdef double total = 0.0
+    cdef double *out
+    cdef double total = 0.0, u
     cdef Py_ssize_t k
     if n_rel == 0 or n_rel == size:
         return
@@ -422,6 +499,13 @@ cdef inline void constraint_body(Py_ssize_t q, Py_ssize_t lo, Py_ssize_t size,
         coef[k] = (1.0 / n_rel if r[k] else -1.0 / (size - n_rel)) - coef[k]
         total = total + coef[k] * ws.scores[k]
     t.margin[q] = total
+    if t.sums == NULL or t.weight[q] == 0.0:
+        return
+    out = t.sums + t.target[q] * t.rows.n_features
+    for k in range(size):
+        u = t.weight[q] * coef[k]
+        if u != 0.0:
+            rows_add(&t.rows, lo + k, u, out)
 
 
 cdef inline tuple oracle_pass(scores, relevant, ptr, QueryOracle oracle, const void *params,
@@ -454,7 +538,12 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
     queries x features.  The oracle is handed the query's slice of ``inputs.gains`` when it
     is not None.  Queries without a relevant or without a non-relevant document get
     Delta_q = 0, coefficients 0 and margin 0.  Threads and workspaces as in for_each_query.
-    Returns (loss (n,), coef (m,) = c* - c_hat, margin (n,))."""
+    With ``inputs.sums`` (a PassSums, ``_kernel_inputs.checked_pass_sums``) and dense or CSR
+    rows, each query's weighted dpsi_q is also added to its target's row of an
+    (n_targets, d) array while its rows are in cache (constraint_body): the cut groups'
+    vectors without a second pass over X, the same bits as ``_map_kernels.combine_rows``
+    (the queries are then dealt to threads by target: for_each_query_by_group).
+    Returns (loss (n,), coef (m,) = c* - c_hat, margin (n,), those sums or None)."""
     import numpy as np
 
     from ._binned_rows import binned_lookup, table_starts
@@ -492,5 +581,19 @@ cdef inline tuple constraints_pass(inputs, QueryOracle oracle, const void *param
                      input_doubles(empty if single else inputs.data),
                      &values32[0], &values32[0], &indices32[0], &indptr32[0], &indices64[0],
                      &indptr64[0], input_doubles(lookup_arr))
-    for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
-    return loss_arr, coef_arr, margin_arr
+    sums = inputs.sums
+    sums_arr = None
+    cdef const double[::1] weight
+    cdef const Py_ssize_t[::1] target
+    task.sums = NULL
+    if sums is None or binned or len(loss_arr) == 0:
+        for_each_query(inputs.relevant, inputs.ptr, constraint_body, &task, n_threads)
+        return loss_arr, coef_arr, margin_arr, None
+    sums_arr = np.zeros((sums.n_targets, inputs.n_features))
+    if inputs.n_features:
+        task.sums = output_doubles(sums_arr.ravel())
+    weight, target = sums.weights, sums.targets
+    task.weight, task.target = &weight[0], &target[0]
+    for_each_query_by_group(inputs.relevant, inputs.ptr, sums.order, sums.starts,
+                            constraint_body, &task, n_threads)
+    return loss_arr, coef_arr, margin_arr, sums_arr

@@ -162,12 +162,13 @@ def roc_constraints(X, w, relevant, ptr, int n_threads=1):
     margin (n,)); queries without a relevant or without a non-relevant document get loss 0,
     coefficients 0 and margin 0.
     """
-    return roc_pass(checked_constraint_inputs(X, w, relevant, ptr), n_threads)
+    return roc_pass(checked_constraint_inputs(X, w, relevant, ptr), n_threads)[:3]
 
 
 def roc_pass(inputs, int n_threads=1):
     """``roc_constraints`` of inputs checked once: a ConstraintInputs that
     ``checked_constraint_inputs`` made (its ``w`` replaced by a C-contiguous float64 vector of
     its ``n_features``).  The plugins' per-iteration entry (svmmap.core.plugins.roc): the data are
-    checked when the plugin is made, not on every pass; nothing here checks them."""
+    checked when the plugin is made, not on every pass; nothing here checks them.  Returns
+    (loss, coef, margin, the sums of ``inputs.sums`` or None): ``_query_core.constraints_pass``."""
     return core.constraints_pass(inputs, _most_violated_one, NULL, n_threads)

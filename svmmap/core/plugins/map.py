@@ -38,7 +38,7 @@ class MapPlugin(RankingPlugin):
         self.oracle = oracle
 
     def constraint_pass(self, inputs: ConstraintInputs,
-                        ) -> tuple[FloatArray, FloatArray, FloatArray]:
+                        ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
         """The fused pass at ``inputs.w`` (RankingPlugin)."""
         return map_pass(inputs, self._harmonic, self.oracle, self.n_threads)
 

@@ -80,7 +80,7 @@ class MeasurePlugin(RankingPlugin):
                                          self._targets > 0, collection.ptr, gains)
 
     def constraint_pass(self, inputs: ConstraintInputs,
-                        ) -> tuple[FloatArray, FloatArray, FloatArray]:
+                        ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
         """The fused pass at ``inputs.w`` (RankingPlugin)."""
         return loss_pass(inputs, self.kind, self.k, self.n_threads)
 

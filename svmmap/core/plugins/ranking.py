@@ -18,7 +18,7 @@ import numpy as np
 from svmstruct_api.plugin import ConstraintBatch, StructuredModel
 
 from ...kernels._csr import row_block
-from ...kernels._kernel_inputs import checked_constraint_inputs
+from ...kernels._kernel_inputs import BinnedArrays, checked_constraint_inputs, checked_pass_sums
 from ...kernels._map_kernels import ranking_coefficients
 from ..options import thread_count
 from .rows import DocumentBasis, QueryRows
@@ -45,13 +45,14 @@ class RankingPlugin(StructuredModel):
     the graded gains for the measures that need them; relevant means target > 0):
     ``most_violated_coefficients(scores, targets, ptr) -> (c_hat, Delta)``,
     ``ranking_loss(scores, targets, ptr) -> Delta`` of the rankings by score, and
-    ``constraint_pass(inputs) -> (Delta, c* - c_hat, w.dpsi)``, the learners' batch hook in
-    one pass over the data: scores X_q w, the oracle, the coefficients c* - c_hat of
-    dpsi_q = X_q^T (c* - c_hat) and the margins w.dpsi_q (svmmap.core.plugins.rows: the batch's
-    dpsi is a QueryRows, never a queries x features array).  ``inputs`` are the collection's
-    kernel arrays checked once, when the plugin first needs them (``constraint_inputs``),
-    with the pass's w in place: the collection was checked where it was made, and no pass
-    checks it again.
+    ``constraint_pass(inputs) -> (Delta, c* - c_hat, w.dpsi, sums)``, the learners' batch
+    hook in one pass over the data: scores X_q w, the oracle, the coefficients c* - c_hat of
+    dpsi_q = X_q^T (c* - c_hat), the margins w.dpsi_q (svmmap.core.plugins.rows: the batch's
+    dpsi is a QueryRows, never a queries x features array) and, where the learner has
+    announced its cut groups (``group_sums_in_pass``), their sums.  ``inputs`` are the
+    collection's kernel arrays checked once, when the plugin first needs them
+    (``constraint_inputs``), with the pass's w in place: the collection was checked where
+    it was made, and no pass checks it again.
     """
 
     def __init__(self, collection: QueryCollection, n_threads: int = 1,
@@ -62,6 +63,8 @@ class RankingPlugin(StructuredModel):
         self.n_examples = collection.n_queries if self.queries is None else len(self.queries)
         self.n_features = collection.n_features
         self._targets = self.kernel_targets(collection)
+        #: (weights, groups, n_groups, the kernels' PassSums) of group_sums_in_pass, or None
+        self._pass_sums: tuple | None = None
 
     def kernel_targets(self, collection: QueryCollection) -> np.ndarray:
         """The per-document array the kernels read: the relevance flags (label > 0)."""
@@ -79,9 +82,10 @@ class RankingPlugin(StructuredModel):
 
     @abstractmethod
     def constraint_pass(self, inputs: ConstraintInputs,
-                        ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """(Delta (N,), c* - c_hat (m,), w.dpsi (N,)) of every query's most violated ranking
-        at ``inputs.w``, in one pass (``inputs``: ``constraint_inputs`` with w in place)."""
+                        ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
+        """(Delta (N,), c* - c_hat (m,), w.dpsi (N,), the sums of ``inputs.sums`` or None) of
+        every query's most violated ranking at ``inputs.w``, in one pass (``inputs``:
+        ``constraint_inputs`` with w in place, and the PassSums of ``group_sums_in_pass``)."""
 
     @cached_property
     def constraint_inputs(self) -> ConstraintInputs:
@@ -103,6 +107,25 @@ class RankingPlugin(StructuredModel):
 
     # -- batch hook used by the learners ---------------------------------------------------
 
+    def group_sums_in_pass(self, weights: FloatArray | None, groups: np.ndarray | None,
+                           n_groups: int) -> None:
+        """The cut groups' sums sum_{i: groups_i = g} weights_i dpsi_i formed in every pass
+        from now on (StructuredModel hook; the kernels' PassSums), while each query's rows
+        are in cache from its scores: the batches' ``dpsi.group_sums(weights, groups,
+        n_groups)`` then returns them instead of reading X again.  None: no sums.  Binned
+        features keep their own X^T u (per-base histograms: ``combine_rows``)."""
+        if weights is None or isinstance(self.collection.kernel_X, BinnedArrays):
+            self._pass_sums = None
+            return
+        weights = np.array(weights, dtype=np.float64)
+        groups = np.array(groups, dtype=np.intp)
+        n_queries = self.collection.n_queries
+        per_query, targets = np.zeros(n_queries), np.zeros(n_queries, dtype=np.intp)
+        rows = slice(None) if self.queries is None else self.queries
+        per_query[rows], targets[rows] = weights, groups
+        self._pass_sums = (weights, groups, n_groups,
+                           checked_pass_sums(per_query, targets, n_groups, n_queries))
+
     def most_violated_constraints(self, w: FloatArray) -> ConstraintBatch:
         """The most violated constraint of every training query: one fused pass of the
         extension, dpsi kept as the documents' coefficients (a QueryRows)."""
@@ -110,11 +133,15 @@ class RankingPlugin(StructuredModel):
         w = np.ascontiguousarray(w, dtype=np.float64)
         if w.shape != (self.n_features,):  # the learner's vector, not the data
             raise ValueError(f"w has shape {w.shape}, the plugin {self.n_features} features")
-        loss, coef, margins = self.constraint_pass(self.constraint_inputs._replace(w=w))
+        announced = self._pass_sums
+        key, pass_sums = (None, None) if announced is None else (announced[:3], announced[3])
+        loss, coef, margins, sums = self.constraint_pass(
+            self.constraint_inputs._replace(w=w, sums=pass_sums))
         if self.queries is not None:
             loss, margins = loss[self.queries], margins[self.queries]
         rows = QueryRows(collection.kernel_X, coef, collection.ptr, collection.query_of_doc,
-                         self.queries, margins=margins, at=w.copy())
+                         self.queries, margins=margins, at=w.copy(),
+                         sums=None if sums is None or key is None else (*key, sums))
         return ConstraintBatch(loss=loss, dpsi=rows)
 
     # -- the SVMstruct per-example hooks ---------------------------------------------------

@@ -27,7 +27,7 @@ class RocPlugin(RankingPlugin):
     """
 
     def constraint_pass(self, inputs: ConstraintInputs,
-                        ) -> tuple[FloatArray, FloatArray, FloatArray]:
+                        ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
         """The fused pass at ``inputs.w`` (RankingPlugin)."""
         return roc_pass(inputs, self.n_threads)
 

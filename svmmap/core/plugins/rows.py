@@ -56,17 +56,22 @@ class QueryRows:
     margins, at : optional D w already known (the fused pass computes it from its scores) and
         the w it belongs to: ``D @ at`` returns ``margins`` without a pass over X.
     bias : append a column holding sum_{k in q} c_k (a classifier's free bias).
+    sums : optional (v, groups, n_groups, S): the group sums the fused pass formed
+        (RankingPlugin.group_sums_in_pass): ``group_sums(v, groups, n_groups)`` returns S
+        without a pass over X.
     """
 
     __array_ufunc__ = None  # ndarray @ QueryRows calls QueryRows.__rmatmul__
 
     def __init__(self, X: KernelX, coef: FloatArray, ptr: np.ndarray, query_of_doc: np.ndarray,
                  queries: np.ndarray | None = None, margins: np.ndarray | None = None,
-                 at: FloatArray | None = None, bias: bool = False):
+                 at: FloatArray | None = None, bias: bool = False,
+                 sums: tuple | None = None):
         self.X, self.coef, self.ptr, self.query_of_doc = X, coef, ptr, query_of_doc
         self.queries = queries
         self.bias = bias
         self._margins, self._at = margins, at
+        self._sums = sums
         n = len(ptr) - 1 if queries is None else len(queries)
         self.shape = (n, X.shape[1] + int(bias))
 
@@ -115,11 +120,17 @@ class QueryRows:
     def group_sums(self, v: FloatArray, groups: np.ndarray, n_groups: int) -> FloatArray:
         """sum_{i: groups_i = g} v_i dpsi_i for every group g, (n_groups, d): the cut groups'
         vectors (svmstruct_api.cut_groups) in one pass over X, summed in the same order as
-        one ``v_g @ D`` per group (v zero outside g) and so to the same bits."""
+        one ``v_g @ D`` per group (v zero outside g) and so to the same bits; the sums the
+        fused pass formed where they are these (``sums``)."""
         v = np.asarray(v, dtype=np.float64)
         groups = np.asarray(groups, dtype=np.intp)
         if v.shape != (self.shape[0],) or groups.shape != v.shape:
             raise ValueError("group sums need one weight and one group per row")
+        if self._sums is not None and not self.bias:
+            known_v, known_groups, known_n, sums = self._sums
+            if n_groups == known_n and np.array_equal(v, known_v) \
+                    and np.array_equal(groups, known_groups):
+                return sums
         per_query = self._per_query(v)
         if self.queries is None:
             targets = groups
