@@ -127,11 +127,13 @@ def _learn_here(args: argparse.Namespace, params: dict[str, Any], selecting: boo
                                    args.query_weights], SVMMAP_MODEL, args.force)
     loss = parse_loss(args.loss)[0]
     listed: list[Path] = []  # what an index file in a pipe lists: known once it is read
-    # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap.kernels._csr)
-    reading = Background(lambda: read_svmlight(
+    # X as the reader gives it (dense, or CSR arrays): no scipy import (svmmap.kernels._csr);
+    # CSR arrays that take no less memory than X dense (SVMlight lines of a dense set) are
+    # made X dense and let go: the smaller X, and the faster to train on
+    reading = Background(lambda: _dense_if_no_larger(read_svmlight(
         args.train_file, group=args.group, max_abs_value=MAX_ABS_VALUE,
         n_threads=args.n_threads, label_rules=(NDCG_GRADES,) if loss == "ndcg" else (),
-        files_read=listed, dtype=args.dtype))
+        files_read=listed, dtype=args.dtype)))
     # the modules training needs, imported now, while the file is read: the plugin of the
     # loss and the solvers (svmmap.core.training imports the learner only where one is made)
     import svmstruct_api.learner  # noqa: F401
@@ -159,6 +161,18 @@ def _learn_here(args: argparse.Namespace, params: dict[str, Any], selecting: boo
         write_model(path, training.model_content(params, data.n_features, fitted))
 
     return fitted, save, None
+
+
+def _dense_if_no_larger(read: tuple) -> tuple:
+    """The reader's (X, y, qid) with X dense where that takes no more memory than its CSR
+    arrays (svmmap.kernels._csr.dense_if_no_larger): the fused passes score dense rows and
+    sum them a row of contiguous values at a time, not a value at a time through its index
+    (0.8-0.9 of the fit's time on issue 33's ltr_like sets, 72% non-zero:
+    benchmarks/results/vs_svm_rank_issue33_s8.md)."""
+    from ..kernels._csr import dense_if_no_larger
+
+    X, *rest = read
+    return (dense_if_no_larger(X), *rest)
 
 
 def _training_data(args: argparse.Namespace, X: ReaderMatrix, y: FloatArray, qid: Vector,

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from ._binned_rows import indicator_scores, lookup_scores
-from ._csr_rows import csr_scores, csr_take_rows, dense_scores
+from ._csr_rows import csr_scores, csr_take_rows, csr_to_dense, dense_scores
 from ._kernel_inputs import BinnedArrays, CSRArrays, checked_bins
 
 
@@ -66,6 +66,21 @@ def row_block(X, lo, hi):
     if isinstance(X, BinnedArrays):
         return indicator_matrix(take_rows(X, np.arange(lo, hi, dtype=np.intp)))
     return as_scipy(X)[lo:hi]
+
+
+def dense_if_no_larger(X):
+    """CSRArrays X as its C-contiguous dense ndarray (the values' dtype) when that takes no
+    more memory than X's three arrays -- at least 2/3 of the entries non-zero with float64
+    values and int32 indices, 1/2 with float32 -- else X itself (anything else too).  The
+    dense rows are also the faster ones: the fused passes score them and add them up a row
+    of contiguous values at a time (svmmap.kernels._query_core), not a value at a time
+    through its index."""
+    if not isinstance(X, CSRArrays):
+        return X
+    m, d = X.shape
+    if m * d * X.data.dtype.itemsize > X.data.nbytes + X.indices.nbytes + X.indptr.nbytes:
+        return X
+    return csr_to_dense(X.data, X.indices, X.indptr, d)
 
 
 def take_rows(X, rows):

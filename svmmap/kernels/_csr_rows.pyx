@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """Operations on a CSR matrix held as plain arrays (``data``, ``indices``, ``indptr``): the
-rows' scores X w and a gather of rows -- what the training and scoring commands need of
+rows' scores X w, a gather of rows and the dense matrix -- what the training and scoring commands need of
 scipy.sparse, without importing it (svmmap.kernels._csr) -- and the per-query normalisation check of
 svmmap.core.normalize, in one pass over the values.
 
@@ -67,6 +67,23 @@ def dense_scores(const value_t[:, :] X, const double[::1] w):
     with nogil:
         for i in range(X.shape[0]):
             out[i] = _dense_row(X, i, w)
+    return out_arr
+
+
+def csr_to_dense(const value_t[::1] data, const index_t[::1] indices,
+                 const index_t[::1] indptr, Py_ssize_t n_features):
+    """The C-contiguous (m, n_features) ndarray of the matrix, m = len(indptr) - 1, in the
+    values' dtype (zeros where nothing is stored); indices are not checked here
+    (svmmap.kernels._csr.dense_if_no_larger's callers hold checked arrays)."""
+    cdef Py_ssize_t m = indptr.shape[0] - 1, i, j
+    out_arr = np.zeros((m, n_features), dtype=np.asarray(data).dtype)
+    cdef value_t[:, ::1] out = out_arr
+    if data.shape[0] == 0 or n_features == 0:
+        return out_arr
+    with nogil:
+        for i in range(m):
+            for j in range(indptr[i], indptr[i + 1]):
+                out[i, indices[j]] = data[j]
     return out_arr
 
 
