@@ -28,7 +28,8 @@ present, grades 0..4) and ``sparse_graded`` (5 10^4 documents x 10^5 features, 2
 non-zeros, about 500 queries, grades 0..2); ``--scale`` shrinks the document counts of
 ``dense`` and the two sparse sets (and their numbers of features) by that factor.
 
-Beside the times, one more fit of each svmmap (in its own process, after the timed rounds)
+Beside the times, one more fit of each svmmap (in its own process, after the timed rounds,
+on the X svmmap_learn trains on: the reader's, dense where svmmap_learn makes it so)
 reports how it trained: iterations, the largest and the final working set, and the shares
 of the training time spent in the working-set QP and in the oracle
 (TrainingResult.qp_seconds / oracle_seconds over its seconds); svm_rank's iterations and
@@ -198,8 +199,15 @@ def svm_rank_working_set(output):
 #: one fit in its own process, printing how it trained as JSON (the checkout's svmmap)
 _PROFILE = """
 import json, sys
-from svmmap import SVMMap, load_svmlight
-X, y, qid = load_svmlight(sys.argv[1])
+from svmmap import SVMMap
+from svmmap.data.io import read_svmlight
+from svmmap.kernels._csr import as_scipy
+try:  # the X svmmap_learn trains on: the reader's, dense where that is no larger
+    from svmmap.commands.learn import _dense_if_no_larger as trained
+except ImportError:  # a checkout from before that: the reader's X as it is
+    trained = lambda read: read
+X, y, qid = trained(read_svmlight(sys.argv[1]))
+X = as_scipy(X) if hasattr(X, "indptr") else X
 r = SVMMap(C=float(sys.argv[2])).fit(X, y, qid).training_result_
 target = float(sys.argv[3]) if len(sys.argv) > 3 else None
 best, reached = float("inf"), None
