@@ -165,10 +165,11 @@ def _learn_here(args: argparse.Namespace, params: dict[str, Any], selecting: boo
 
 def _dense_if_no_larger(read: tuple) -> tuple:
     """The reader's (X, y, qid) with X dense where that takes no more memory than its CSR
-    arrays (svmmap.kernels._csr.dense_if_no_larger): the fused passes score dense rows and
-    sum them a row of contiguous values at a time, not a value at a time through its index
-    (0.8-0.9 of the fit's time on issue 33's ltr_like sets, 72% non-zero:
-    benchmarks/results/vs_svm_rank_issue33_s8.md)."""
+    arrays (svmmap.kernels._csr.dense_if_no_larger), which are then let go (both are held
+    while the one is made from the other): the fused passes score dense rows and sum them a
+    row of contiguous values at a time, not a value at a time through its index (with the
+    cut groups' sums in the pass, 0.74-0.98 of the command's time on issue 33's ltr_like
+    sets, 72% non-zero: docs/pages/benchmarks.md, vs_svm_rank_issue33_s8.md)."""
     from ..kernels._csr import dense_if_no_larger
 
     X, *rest = read
