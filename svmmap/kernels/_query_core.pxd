@@ -239,23 +239,12 @@ cdef inline int for_each_query(relevant, ptr, QueryBody body, const void *task,
     one when the extension is built without OpenMP), each with its own workspace; every query
     is computed by one thread with the same code whatever their number, so the results do not
     depend on it.  Raises MemoryError when the workspaces cannot be allocated."""
-    from ._kernel_inputs import largest_query
+    import numpy as np
 
-    cdef const unsigned char[::1] r = relevant
-    cdef const Py_ssize_t[::1] p = ptr
-    cdef Py_ssize_t n_queries = p.shape[0] - 1, q, lo, size
-    cdef int threads = max(n_threads, 1)
-    cdef Workspace **workspaces = new_workspaces(threads, largest_query(ptr))
-    cdef Workspace *ws
-    try:
-        for q in prange(n_queries, nogil=True, schedule="dynamic", num_threads=threads):
-            ws = workspaces[threadid()]
-            lo = p[q]
-            size = p[q + 1] - lo
-            body(q, lo, size, count_relevant(&r[lo], size), ws, task)
-    finally:
-        delete_workspaces(workspaces, threads)
-    return 0
+    n_queries = len(ptr) - 1
+    return for_each_query_by_group(relevant, ptr, np.arange(n_queries, dtype=np.intp),
+                                   np.arange(n_queries + 1, dtype=np.intp), body, task,
+                                   n_threads)
 
 
 @cython.boundscheck(False)
@@ -265,7 +254,8 @@ cdef inline int for_each_query_by_group(relevant, ptr, order, starts, QueryBody 
     """``for_each_query`` with the queries dealt into groups: group g's queries are
     order[starts[g]:starts[g + 1]] (intp), each group's taken by one thread in that order,
     so that a body adding to a per-group sum adds in one order whatever the number of
-    threads (the groups are split over the threads, dynamic schedule)."""
+    threads (the groups are split over the threads, dynamic schedule; ``for_each_query``
+    is every query its own group)."""
     from ._kernel_inputs import largest_query
 
     cdef const unsigned char[::1] r = relevant
