@@ -44,6 +44,10 @@ extensions = [
     Extension(
         ".".join(pyx.relative_to(HERE).with_suffix("").parts),
         [str(pyx.relative_to(HERE))],
+        # the folder's C headers: an extension is compiled again when one changes (Cython
+        # follows the .pxd files a module cimports by name, ``cimport
+        # svmmap.kernels._query_core``, not the headers its ``cdef extern`` blocks include)
+        depends=[str(header.relative_to(HERE)) for header in sorted(pyx.parent.glob("*.h"))],
         include_dirs=[numpy.get_include(), str(pyx.parent.relative_to(HERE))],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=[*COMPILE_ARGS, *OPENMP_FLAGS],

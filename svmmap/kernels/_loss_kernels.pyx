@@ -90,7 +90,7 @@ from collections import namedtuple
 from libc.math cimport INFINITY, NAN
 from libc.string cimport memset
 
-from . cimport _query_core as core
+cimport svmmap.kernels._query_core as core
 
 from ._kernel_inputs import (
     checked_constraint_inputs,

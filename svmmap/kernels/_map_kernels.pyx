@@ -19,7 +19,7 @@ import numpy as np
 
 cimport cython
 
-from . cimport _query_core as core
+cimport svmmap.kernels._query_core as core
 from ._binned_rows import binned_transpose
 from ._kernel_inputs import (  # CSRArrays, csr_for_kernels: re-exported for importers
     BinnedArrays,

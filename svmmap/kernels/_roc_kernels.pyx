@@ -39,7 +39,7 @@ the coefficients of dpsi_q = X_q^T (c* - c_hat), in one pass over the data
 (``_query_core.constraints_pass``).
 """
 
-from . cimport _query_core as core
+cimport svmmap.kernels._query_core as core
 
 from ._kernel_inputs import checked_constraint_inputs, checked_query_arrays
 
