@@ -488,16 +488,32 @@ cdef class _Solver:
         if self.updates > max(_REFRESH, _REFRESH_PER_VARIABLE * self.m) and self.fresh() <= 0.0:
             raise ActiveSetStuck
 
-    cdef void load(self, const intp[::1] face, const double[:, ::1] inverse,
-                   Py_ssize_t updates) noexcept nogil:
-        """Take the face and the inverse of its KKT system from the last solve."""
+    cdef void load(self, const intp[::1] face, list record, Py_ssize_t updates) except *:
+        """Take the face and the inverse of its KKT system from the last solve (``record``:
+        what ``handover`` made).  Where the last solve's buffers have this solve's strides
+        (the capacity rank(G) + #groups, reached after the first iterations) they are taken
+        over as they are, the inverse and H_F with them, and the record is emptied: nothing
+        may read it again (a solve that raises after this leaves it empty, and the next one
+        forms its face afresh).  Otherwise the face's H_F is gathered and its inverse
+        copied."""
         cdef Py_ssize_t i, r, c, n = face.shape[0] + self.n_groups
+        cdef const double[:, :] inverse
+        inverse_view, inverse_buffer, stride, hf_buffer, hstride = record
         self.m = 0
-        for i in range(face.shape[0]):
-            self.add(face[i])
-        for r in range(n):
-            for c in range(n):
-                self.inv[r * self.stride + c] = inverse[r, c]
+        if stride == self.stride and hstride == self.hstride:
+            record.clear()
+            self.inv, self.hf = inverse_buffer, hf_buffer
+            for i in range(face.shape[0]):
+                self.position[face[i]] = i
+                self.face[i] = face[i]
+            self.m = face.shape[0]
+        else:
+            inverse = inverse_view
+            for i in range(face.shape[0]):
+                self.add(face[i])
+            for r in range(n):
+                for c in range(n):
+                    self.inv[r * self.stride + c] = inverse[r, c]
         self.updates = updates
 
     def face_state(self):
@@ -505,6 +521,18 @@ cdef class _Solver:
         n = self.m + self.n_groups
         inverse = np.asarray(self.inv)[:n * self.stride].reshape(n, self.stride)[:, :n]
         return (np.array(self.face[:self.m]), np.array(inverse), self.updates)
+
+    def handover(self):
+        """(face variables, the record of the face's inverse and H_F for the next solve's
+        ``load``, updates since the inverse was formed), nothing copied but the face: the
+        record is [the inverse (a view of its buffer), the buffer, its stride, H_F's buffer,
+        its stride]."""
+        n = self.m + self.n_groups
+        buffer = np.asarray(self.inv)
+        inverse = buffer[:n * self.stride].reshape(n, self.stride)[:, :n]
+        return (np.array(self.face[:self.m]),
+                [inverse, buffer, self.stride, np.asarray(self.hf), self.hstride],
+                self.updates)
 
     cdef void add(self, Py_ssize_t v) noexcept nogil:
         """Append variable v to the face (H_F grows by its row and column)."""
@@ -941,8 +969,9 @@ cdef class _Solver:
         return True
 
     cdef bint rebuild(self, double[::1] direction, last_face) except -1:
-        """The face of the last solve (``last_face``: its variables, inverse and update
-        count, or None) when it holds every positive variable; else the face of the
+        """The face of the last solve (``last_face``: its variables, the record of its
+        inverse and H_F that ``handover`` made, and the update count; or None) when it holds
+        every positive variable; else the face of the
         positive variables, rebuilt by entering steps from one variable per group when its
         KKT system is (nearly) singular."""
         cdef Py_ssize_t v, g, n = self.k + self.n_groups
@@ -1058,7 +1087,7 @@ def active_set_solve(const double[:, ::1] gram, const double[::1] losses,
         if gap <= abs_tol + rel_tol * fabs(objective):
             for v in range(k):
                 alpha[v] = s.x[v]
-            return steps, gap, objective, s.face_state()
+            return steps, gap, objective, s.handover()
         # which variable enters needs only the groups' nu: the inverse's group rows times
         # the face's gradient, not the whole (refined) Newton solve
         s.group_multipliers()

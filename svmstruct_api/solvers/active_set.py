@@ -5,9 +5,11 @@ The method moves between nonsingular faces (at most rank(G) + #groups free multi
 Newton steps and exchanges, keeping the inverse of the face's system by O(face^2) updates,
 and from one solve to the next: the final face of a solve, with that inverse, is this
 solver's memory (QPResult.memory), named by the constraints' ``ids`` so that it survives
-removals; the next solve starts from it when it still holds every positive multiplier.
-Where K > dim(w) + #groups G is rank-deficient: SMO crawls along its null space, and
-cvxopt from scratch took most of the training time.
+removals; the next solve starts from it when it still holds every positive multiplier,
+and takes the inverse's and H_F's buffers over without a copy once their strides are the
+same from solve to solve (the face's capacity reached), emptying the memory's record so that
+nothing reads it again.  Where K > dim(w) + #groups G is rank-deficient: SMO crawls
+along its null space, and cvxopt from scratch took most of the training time.
 """
 
 from __future__ import annotations
@@ -65,22 +67,25 @@ def solve(problem: QPProblem, state: QPState) -> QPResult:
             continue
     else:
         return QPResult.failed("the active-set method could not move")
-    variables, inverse, updates = face
-    # constraints by their ids, a group's slack (variable K + g) as -1 - g
+    variables, record, updates = face
+    # constraints by their ids, a group's slack (variable K + g) as -1 - g; the record of
+    # the face's inverse and H_F is handed to the next solve, which takes its buffers over
+    # (and empties it) where their strides fit
     names = np.where(variables < k, problem.ids[np.minimum(variables, k - 1)],
                      k - 1 - variables)
-    memory = (names, inverse, updates, problem.group_ids.copy())
+    memory = (names, record, updates, problem.group_ids.copy())
     return QPResult(status="optimal", alpha=alpha, objective=objective, form="active-set",
                     memory=memory)
 
 
 def _last_face(problem: QPProblem, memory: Any) -> tuple | None:
     """The final face of the last solve in this problem's variables (None when there is
-    none, the groups in play have changed, or one of its constraints has left)."""
+    none, a solve has taken its buffers over already, the groups in play have changed, or
+    one of its constraints has left)."""
     if memory is None:
         return None
-    names, inverse, updates, group_ids = memory
-    if not np.array_equal(group_ids, problem.group_ids):
+    names, record, updates, group_ids = memory
+    if not record or not np.array_equal(group_ids, problem.group_ids):
         return None
     constraints = names >= 0
     order = np.argsort(problem.ids)
@@ -90,4 +95,4 @@ def _last_face(problem: QPProblem, memory: Any) -> tuple | None:
         return None
     variables = np.where(constraints, 0, problem.size - 1 - names)
     variables[constraints] = order[ranks]
-    return variables.astype(np.intp), inverse, updates
+    return variables.astype(np.intp), record, updates

@@ -413,6 +413,41 @@ def test_the_next_solve_starts_from_the_last_face():
     assert started_from[0] is False and all(started_from[1:])
 
 
+def test_a_solve_takes_the_last_faces_buffers_over_once():
+    """The last face's inverse and H_F go to the next solve without a copy where their
+    strides fit (the capacity rank(G) + #groups reached): that solve takes the buffers over
+    and empties the record, so the same memory offered again (as after a solve that raised
+    after taking them) starts from a face formed afresh; where the strides differ the
+    inverse is copied and the record kept.  Every solve reaches cvxopt's optimum."""
+    rng = np.random.default_rng(21)
+    vectors, losses = rng.normal(size=(70, 30)), rng.uniform(0, 1, 70)
+    groups = np.zeros(70, dtype=int)
+    ws = WorkingSet(30, [50.0])
+
+    def solve_and_check():
+        solution = ws.solve(gap_tolerance=1e-10)
+        assert solution.form == "active-set"
+        fresh = WorkingSet(30, [50.0], solver="cvxopt")
+        fresh.add(ws.groups, ws.vectors, ws.losses)
+        assert solution.dual_objective == pytest.approx(fresh.solve().dual_objective,
+                                                        rel=1e-7)
+        return ws._memory["active-set"][1]
+
+    ws.add(groups[:10], vectors[:10], losses[:10])
+    small = solve_and_check()  # K = 10: capacity 11
+    ws.add(groups[10:40], vectors[10:40], losses[10:40])
+    full = solve_and_check()  # capacity 31 = rank + 1 from here on: another stride
+    assert small  # copied, not taken over
+    ws.add(groups[40:50], vectors[40:50], losses[40:50])
+    memory = ws._memory["active-set"]
+    taken = solve_and_check()
+    assert not full and taken is not full  # taken over, emptied; a new record handed on
+    assert active_set_module._last_face(ws.problem(), memory) is None
+    ws._memory["active-set"] = memory  # offered again: a face formed afresh
+    ws.add(groups[50:70], vectors[50:70], losses[50:70])
+    assert solve_and_check()
+
+
 @pytest.mark.parametrize("subtract", [False, True])
 @pytest.mark.parametrize("n", [1, 3, 4, 7, 16, 61])
 def test_the_vectorised_row_operations_equal_numpys_row_by_row_to_the_bit(n, subtract):
