@@ -21,12 +21,31 @@ optimum needs up to p + 1 of them, each costing an oracle pass: at the certified
 the 1-slack loop takes 560 / 1,058 passes on issue 33's ltr_like set (300 features, 200
 queries) at C = 100 / 1000, where svm_rank stops after 68 / 152 at its own, 1,000 times
 looser, gap.  The G-slack model is a sum of G maxes, which holds every combination of the
-groups' cuts: with G = 16 the same fits take 103 / 154 passes (small_dense: 115 -> 44 at
+groups' cuts: with G = 16 the same fits took 103 / 154 passes (small_dense: 115 -> 44 at
 C = 100, 227 -> 65 at C = 1000; MQ2008 Fold1 85 -> 36 and 176 -> 51), the oracle's time
 falls with them, and the QP's (faces of rank + G variables, the active set's MAX_GROUPS)
 grows less than that: with the active set's cheaper steps, svmmap_learn took 0.46-0.87x
 the time of main before them (a5f4736) on issue 33's dense sets and on every LETOR Fold1
 cell (benchmarks/results/issue33_cut_groups.md).
+
+Pruning.  A pass adds up to G cuts, so the plain 1-slack's horizon (a constraint dropped
+after 10 solves at alpha = 0) keeps up to 10 G idle cuts: on ltr_like:0 at C = 1000 a
+working set of 406 constraints on average for faces of 206.  Idle cuts cost in every step
+of the QP that prices the working set (the exact gradient reads K entries of each face
+row), in every Gram row, and they re-enter and leave the face again (5,007 entries and
+4,720 deletions in that fit's 154 solves, about two per cut).  Dropped after
+GROUPED_PRUNE_AFTER = 4 idle solves instead (OneSlackSSVM's ``prune_after="auto"``), with
+G = 24 instead of 16 to win back the passes that earlier pruning costs, the fits take fewer
+passes and less time on every dense set measured: in-process fits alternating with
+(G, prune_after) = (16, 10), medians of 4 rounds, ltr_like:0 105 -> 86 passes and 0.84x
+the time at C = 100, 156 -> 134 and 0.81x at C = 1000 (ltr_like:1 96 -> 88, 0.94x; 150 ->
+137, 0.79x); small_dense:0 / :1 0.79-0.92x and 0.67-0.91x; small_dense with 100 and 700
+features 0.81-1.01x; the 20,000 x 300 dense set 71 -> 61 passes, 0.88x at C = 1000;
+OHSUMED and MQ2008 Fold1 at C = 1, 100, 1000 (9 rounds) 0.85-1.00x.  Either change alone
+was worse: G = 16 pruned after 3 solves took 192 passes on ltr_like:0 at C = 1000 (time
+0.75x, passes 1.23x), G = 24 pruned after 10 cost 1.08-1.11x the time; pruning after 3
+with G = 24 took up to 1.13x the time on LETOR at C = 1000 (benchmarks/results/
+vs_svm_rank_issue33_s9.md has the comparison with svm_rank and with main before).
 
 When.  Cut groups need the per-example constraints of a ConstraintBatch, or a model that
 sums them per group where they are (a distributed model told the groups by
@@ -58,7 +77,10 @@ from .plugin import GroupedSums
 
 #: the number of groups by default (where cut groups apply: module doc), at most one per
 #: example (OneSlackSSVM's ``cut_groups``)
-CUT_GROUPS = 16
+CUT_GROUPS = 24
+#: the idle solves after which a constraint is dropped with cut groups (module doc,
+#: "Pruning"; OneSlackSSVM's ``prune_after="auto"``)
+GROUPED_PRUNE_AFTER = 4
 #: cut groups only for w of at most this many components (module doc, "When")
 _MAX_FEATURES = 1000
 

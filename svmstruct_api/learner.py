@@ -58,7 +58,7 @@ import numpy as np
 from .bounds import ExampleBounds
 from .cache import ConstraintCache
 from .callbacks import Progress, as_callbacks, notify
-from .cut_groups import CUT_GROUPS, CutGroups
+from .cut_groups import CUT_GROUPS, GROUPED_PRUNE_AFTER, CutGroups
 from .options import FORMULATIONS, QP_SOLVERS, NonFiniteObjective
 from .plugin import ConstraintBatch, StructuredModel
 from .qp import QPTimeout, WorkingSet
@@ -163,6 +163,12 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
         self.C = float(C)
         self.epsilon = None if epsilon is None else float(epsilon)
         self.rel_gap = None if rel_gap is None else float(rel_gap)
+        if not (prune_after is None or prune_after == "auto" and self.formulation == "1-slack"
+                or isinstance(prune_after, (int, np.integer))
+                and not isinstance(prune_after, bool) and prune_after >= 1):
+            choices = "None, a positive integer" + \
+                (' or "auto"' if self.formulation == "1-slack" else "")
+            raise ValueError(f"prune_after must be {choices}, got {prune_after!r}")
         self.max_iter = max_iter
         self.max_time = max_time
         self.callbacks = callbacks
@@ -431,6 +437,10 @@ class NSlackSSVM(BaseSSVM):
         return new, excess_each.max()
 
 
+#: the plain 1-slack's ``prune_after`` (OneSlackSSVM's class doc)
+_PLAIN_PRUNE_AFTER = 10
+
+
 class OneSlackSSVM(CutGroups, BaseSSVM):
     """The 1-slack formulation (Joachims, Finley & Yu 2009): one slack shared by the
     averaged constraints  w.(sum_i b_i/C dpsi_i) >= sum_i b_i/C Delta_i - xi; one constraint
@@ -439,11 +449,13 @@ class OneSlackSSVM(CutGroups, BaseSSVM):
     constraint per group and iteration; ``TrainingResult.slack`` is then their
     bound-weighted mean, the 1-slack xi of the model.
 
-    Parameters: those of BaseSSVM (``prune_after`` 10 by default: each of 1-slack's
-    constraints is a dim(w)-long row that every iteration passes over, and pruning after 10
-    idle solves instead of 50 kept the iterations within +-6% on the LETOR Fold1 sets, the
-    synthetic sets of benchmarks/synthetic.py at C = 1000 and the sparse one at C = 100,
-    with working sets 1.1-3x smaller), and
+    Parameters: those of BaseSSVM, with ``prune_after`` "auto" by default: 10 idle solves
+    for the plain 1-slack (each of its constraints is a dim(w)-long row that every iteration
+    passes over, and pruning after 10 idle solves instead of 50 kept the iterations within
+    +-6% on the LETOR Fold1 sets, the synthetic sets of benchmarks/synthetic.py at C = 1000
+    and the sparse one at C = 100, with working sets 1.1-3x smaller), and
+    GROUPED_PRUNE_AFTER (4) with cut groups, which add G constraints a pass
+    (svmstruct_api.cut_groups, "Pruning"); an integer or None sets it for both, and
     cache_size : remember each example's last ``cache_size`` most violated outputs and add
         the constraint they form, without an oracle pass, while it is violated by more than
         epsilon (SVMstruct's ``-w 4``; svmstruct_api.cache).  0: off.
@@ -455,8 +467,8 @@ class OneSlackSSVM(CutGroups, BaseSSVM):
 
     def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
                  max_iter: int | None = None, max_time: float | None = None,
-                 callbacks: Any = None, prune_after: int | None = 10, qp_solver: str = "smo",
-                 cache_size: int = 0, rel_gap: float | None = None,
+                 callbacks: Any = None, prune_after: int | str | None = "auto",
+                 qp_solver: str = "smo", cache_size: int = 0, rel_gap: float | None = None,
                  cut_groups: int = CUT_GROUPS) -> None:
         super().__init__(C=C, epsilon=epsilon, max_iter=max_iter, max_time=max_time,
                          callbacks=callbacks, prune_after=prune_after, qp_solver=qp_solver,
@@ -467,6 +479,13 @@ class OneSlackSSVM(CutGroups, BaseSSVM):
         if not (isinstance(cut_groups, (int, np.integer)) and cut_groups >= 1):
             raise ValueError(f"cut_groups must be a positive integer, got {cut_groups!r}")
         self.cut_groups = int(cut_groups)
+
+    def _prune_horizon(self, run):
+        """``prune_after``, "auto" resolved: GROUPED_PRUNE_AFTER with cut groups, else
+        _PLAIN_PRUNE_AFTER (class doc)."""
+        if self.prune_after != "auto":
+            return self.prune_after
+        return _PLAIN_PRUNE_AFTER if run.example_groups is None else GROUPED_PRUNE_AFTER
 
     def _group_bounds(self, bounds, example_groups):
         if example_groups is None:

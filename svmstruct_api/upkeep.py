@@ -29,16 +29,21 @@ _AGGREGATE_MIN = 60
 class WorkingSetUpkeep:
     """Pruning and aggregation of the working set after each QP solve (module doc)."""
 
-    prune_after: "int | None"
+    prune_after: "int | str | None"
+
+    def _prune_horizon(self, run):
+        """The idle solves after which a constraint is dropped in this fit: ``prune_after``
+        (None: never)."""
+        return self.prune_after
 
     def _prune(self, run, alpha):
         """Update the idle counts run.idle (new constraints start at 0) and drop the
-        constraints idle for ``prune_after`` solves (run.idle and run.best_margins follow
+        constraints idle for ``_prune_horizon`` solves (run.idle and run.best_margins follow
         the working set's new order).
 
         Removal moves dim(w)-long rows and reorders the Gram matrix, so it waits until at
         least 1/_PRUNE_BATCH of the set (or 1 constraint) is due: a constraint may stay a few
-        solves longer than ``prune_after``, which leaves the QP's optimum unchanged (its
+        solves longer than that, which leaves the QP's optimum unchanged (its
         multiplier is 0).  A large working set is first aggregated (_aggregate)."""
         working_set = run.working_set
         idle = np.concatenate([run.idle, np.zeros(len(alpha) - len(run.idle), dtype=np.int64)])
@@ -46,9 +51,10 @@ class WorkingSetUpkeep:
                                    idle + 1)
         if self._aggregate(run, alpha):
             idle = run.idle
-        if self.prune_after is None:
+        horizon = self._prune_horizon(run)
+        if horizon is None:
             return
-        keep = idle < self.prune_after
+        keep = idle < horizon
         if np.count_nonzero(~keep) < max(1, len(keep) // _PRUNE_BATCH):
             return
         order = working_set.remove(keep)

@@ -19,15 +19,16 @@ from typing import Any
 import numpy as np
 
 from .._active_set import ActiveSetStuck, active_set_solve
+from ..cut_groups import CUT_GROUPS
 from .records import QPProblem, QPResult, QPState, check_deadline
 
 #: the step budget before the next solver takes over: this many per constraint, plus a floor
 STEPS_PER_CONSTRAINT = 5
 MIN_STEPS = 100
-#: the scope: at most this many groups (1-slack's cut groups, svmstruct_api.cut_groups),
-#: and a KKT system of at most this many rows (its inverse, kept from solve to solve, is
-#: 18 MB at 1500)
-MAX_GROUPS = 16
+#: the scope: at most this many groups (1-slack's cut groups by default,
+#: svmstruct_api.cut_groups), and a KKT system of at most this many rows (its inverse, kept
+#: from solve to solve, is 18 MB at 1500)
+MAX_GROUPS = CUT_GROUPS
 MAX_SYSTEM = 1500
 
 __all__ = ["ActiveSetStuck", "active_set_solve", "applies", "solve"]

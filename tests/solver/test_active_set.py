@@ -78,9 +78,11 @@ def test_solver_by_the_shape_of_the_problem():
     """SMO while K <= dim(w) + #groups; beyond (G rank-deficient: SMO would crawl) the
     active set with few groups, cvxopt's small primal with many (n-slack)."""
     rng = np.random.default_rng(3)
-    vectors, losses = rng.normal(size=(30, 4)), rng.uniform(0, 1, 30)
-    for n_groups, form in ((1, "active-set"), (3, "active-set"), (20, "primal")):
-        groups = np.arange(30) % n_groups
+    many = active_set_module.MAX_GROUPS + 4  # more groups than the active set takes
+    k = 2 * many  # K > dim(w) + #groups for every case
+    vectors, losses = rng.normal(size=(k, 4)), rng.uniform(0, 1, k)
+    for n_groups, form in ((1, "active-set"), (3, "active-set"), (many, "primal")):
+        groups = np.arange(k) % n_groups
         solution = _working_set(vectors, losses, groups, np.full(n_groups, 10.0), "smo").solve()
         reference = _working_set(vectors, losses, groups, np.full(n_groups, 10.0),
                                  "cvxopt").solve()

@@ -7,7 +7,7 @@ import pytest
 from svmmap.core.collection import QueryCollection
 from svmmap.core.plugins import MapPlugin
 from svmstruct_api.bounds import ExampleBounds
-from svmstruct_api.cut_groups import _MAX_FEATURES, CUT_GROUPS
+from svmstruct_api.cut_groups import _MAX_FEATURES, CUT_GROUPS, GROUPED_PRUNE_AFTER
 from svmstruct_api.learner import OneSlackSSVM, make_learner
 from svmstruct_api.plugin import ConstraintBatch, GroupedSums
 
@@ -138,3 +138,42 @@ def test_grouped_sums_give_the_per_example_cuts_and_objective():
     with pytest.raises(ValueError, match="same bound"):
         sums.slack_cost(w, ExampleBounds(values=np.linspace(1, 2, n), total=16.5,
                                          uniform=False))
+
+
+def test_the_automatic_prune_horizon_is_the_grouped_one_with_cut_groups_only():
+    """prune_after="auto" (the default) drops constraints after GROUPED_PRUNE_AFTER idle
+    solves with cut groups and after 10 without: the same fit, bit for bit, as the number
+    given outright (and a different fit from the other number, so the check can fail)."""
+    plugin = _plugin(n_queries=40)
+
+    def fit(**params):
+        return OneSlackSSVM(C=100.0, epsilon=None, rel_gap=1e-6, **params).fit(plugin)
+
+    for extra, horizon, other in (({}, GROUPED_PRUNE_AFTER, 10),
+                                  ({"cut_groups": 1}, 10, GROUPED_PRUNE_AFTER)):
+        auto, given, differs = fit(**extra), fit(prune_after=horizon, **extra), \
+            fit(prune_after=other, **extra)
+        assert OneSlackSSVM().prune_after == "auto"
+        assert auto.converged and differs.converged
+        assert auto.iterations == given.iterations
+        np.testing.assert_array_equal(auto.w, given.w)
+        assert auto.primal_objective == given.primal_objective
+        assert [h.working_set_size for h in auto.history] == \
+            [h.working_set_size for h in given.history]
+        assert [h.working_set_size for h in auto.history] != \
+            [h.working_set_size for h in differs.history]
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, True, "never"])
+def test_prune_after_must_be_none_a_positive_integer_or_auto(value):
+    with pytest.raises(ValueError, match="prune_after"):
+        OneSlackSSVM(prune_after=value)
+    with pytest.raises(ValueError, match="prune_after"):
+        make_learner("n-slack", prune_after=value)
+
+
+def test_auto_is_a_prune_horizon_of_one_slack_only():
+    with pytest.raises(ValueError, match='prune_after must be None, a positive integer, '):
+        make_learner("n-slack", prune_after="auto")
+    assert make_learner("n-slack", prune_after=None).prune_after is None
+    assert make_learner("1-slack", prune_after=3).prune_after == 3
