@@ -140,7 +140,7 @@ class BaseSSVM(StoppingRules, StabilisedOraclePoints, WorkingSetUpkeep):
 
     def __init__(self, C: float = 1.0, epsilon: float | None = 1e-3,
                  max_iter: int | None = None, max_time: float | None = None,
-                 callbacks: Any = None, prune_after: int | None = 50, qp_solver: str = "smo",
+                 callbacks: Any = None, prune_after: int | str | None = 50, qp_solver: str = "smo",
                  rel_gap: float | None = None) -> None:
         if not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"C must be a positive finite number, got {C!r}")
