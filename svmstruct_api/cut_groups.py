@@ -36,7 +36,8 @@ row), in every Gram row, and they re-enter and leave the face again (5,007 entri
 4,720 deletions in that fit's 154 solves, about two per cut).  Dropped after
 GROUPED_PRUNE_AFTER = 4 idle solves instead (OneSlackSSVM's ``prune_after="auto"``), with
 G = 24 instead of 16 to win back the passes that earlier pruning costs, the fits take
-fewer passes on every set measured and less time on most, more on none beyond the noise.
+fewer passes on every set measured but OHSUMED at C = 1 (17 against 15) and less time
+on most, more on none beyond the noise.
 In-process fits alternating with (G, prune_after) = (16, 10), medians of 4 rounds:
 ltr_like:0 105 -> 86 passes and 0.84x the time at C = 100, 156 -> 134 and 0.81x at
 C = 1000 (ltr_like:1 96 -> 88, 0.94x; 150 -> 137, 0.79x); small_dense:0 / :1 0.79-0.92x and
