@@ -82,7 +82,7 @@ from .plugin import GroupedSums
 CUT_GROUPS = 24
 #: the idle solves after which a constraint is dropped with cut groups (module doc,
 #: "Pruning"; OneSlackSSVM's ``prune_after="auto"``)
-GROUPED_PRUNE_AFTER = 4
+GROUPED_PRUNE_AFTER = 5
 #: cut groups only for w of at most this many components (module doc, "When")
 _MAX_FEATURES = 1000
 

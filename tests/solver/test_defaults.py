@@ -36,10 +36,12 @@ def test_dense_and_csr_input_and_threads_give_the_same_vali_map():
             _vali_map(X, y, qid, vali, C=100, n_threads=2),
             _vali_map(dense, y, qid, vali, C=100, n_threads=2)]
     assert max(maps) - min(maps) < SAME, maps
-    # the old default (epsilon 1e-3 alone) stops where the vali MAP is still an accident of
-    # the path (the issue measured 0.4639 for CSR against 0.4510 for dense input)
-    old = _vali_map(X, y, qid, vali, C=100, epsilon=1e-3, rel_gap=None)
-    assert abs(old - maps[0]) > SAME
+    # a fit stopped short of the optimum gives another vali MAP, so the comparison can fail
+    # (the issue measured 0.4639 for CSR against 0.4510 for dense input with the old default,
+    # epsilon 1e-3 alone; with today's learner that stop lands within 0.0004 on this fold,
+    # so the control is a fit stopped after 5 oracle passes: 0.0086 away)
+    short = _vali_map(X, y, qid, vali, C=100, max_iter=5)
+    assert abs(short - maps[0]) > SAME
 
 
 def test_the_warm_path_selects_the_c_of_separate_cold_fits():
