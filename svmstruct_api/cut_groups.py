@@ -34,19 +34,18 @@ working set of 406 constraints on average for faces of 206.  Idle cuts cost in e
 of the QP that prices the working set (the exact gradient reads K entries of each face
 row), in every Gram row, and they re-enter and leave the face again (5,007 entries and
 4,720 deletions in that fit's 154 solves, about two per cut).  Dropped after
-GROUPED_PRUNE_AFTER = 4 idle solves instead (OneSlackSSVM's ``prune_after="auto"``), with
-G = 24 instead of 16 to win back the passes that earlier pruning costs, the fits take
-fewer passes on every set measured but OHSUMED at C = 1 (17 against 15) and less time
-on most, more on none beyond the noise.
-In-process fits alternating with (G, prune_after) = (16, 10), medians of 4 rounds:
-ltr_like:0 105 -> 86 passes and 0.84x the time at C = 100, 156 -> 134 and 0.81x at
-C = 1000 (ltr_like:1 96 -> 88, 0.94x; 150 -> 137, 0.79x); small_dense:0 / :1 0.79-0.92x and
-0.67-0.91x; small_dense with 100 and 700 features 0.81-1.01x; the 20,000 x 300 dense set
-71 -> 61 passes, 0.88x at C = 1000; LETOR Fold1 0.85-1.00x (9 rounds on MQ2008 at C = 100,
-1000 and OHSUMED at C = 1, 1000; 2 rounds on the other two cells).  Either change alone was
-worse: G = 16 pruned after 3 solves took 192 passes on ltr_like:0 at C = 1000 (time 0.75x,
-passes 1.23x), G = 24 pruned after 10 cost 1.08-1.11x the time; pruning after 3 with G = 24
-took up to 1.13x the time on LETOR at C = 1000 (benchmarks/results/vs_svm_rank_issue33_s9.md
+GROUPED_PRUNE_AFTER = 5 idle solves instead (OneSlackSSVM's ``prune_after="auto"``), with
+G = 24 instead of 16 to win back the passes that earlier pruning costs.  In-process fits
+alternating with (G, prune_after) = (16, 10), medians of 3 rounds: ltr_like:0 105 -> 86
+passes and 0.80x the time at C = 100, 156 -> 141 and 0.85x at C = 1000; ltr_like:1 and :2
+at C = 1000 150 -> 126 and 155 -> 126, 0.81x and 0.87x; small_dense 0.74-0.75x; MQ2008 Fold1
+at C = 1000 0.80x, OHSUMED 0.94x (at C = 1, 18 passes against 15: 0.03 s fits); the long
+queries of Cranfield's retrieval-run features (225 queries of 150-1,260 documents, the
+oracle 0.9 of the fit) 36 -> 33 passes at C = 100 (0.95x), 47 -> 40 at C = 1000 (0.89x),
+20 -> 21 at C = 1 (0.99x).  A horizon of 4 was a little faster where the QP dominates
+(ltr_like 0.76-0.86x) but took 39 passes on Cranfield at C = 100 (1.12x the time of
+(16, 10) there); G = 16 pruned after 3 took 192 passes on ltr_like:0 at C = 1000; G = 24
+pruned after 10 cost 1.08-1.11x the time (benchmarks/results/vs_svm_rank_issue33_s9.md
 has the comparison with svm_rank and with main before).
 
 When.  Cut groups need the per-example constraints of a ConstraintBatch, or a model that

@@ -454,7 +454,7 @@ class OneSlackSSVM(CutGroups, BaseSSVM):
     passes over, and pruning after 10 idle solves instead of 50 kept the iterations within
     +-6% on the LETOR Fold1 sets, the synthetic sets of benchmarks/synthetic.py at C = 1000
     and the sparse one at C = 100, with working sets 1.1-3x smaller), and
-    GROUPED_PRUNE_AFTER (4) with cut groups, which add G constraints a pass
+    GROUPED_PRUNE_AFTER (5) with cut groups, which add G constraints a pass
     (svmstruct_api.cut_groups, "Pruning"); an integer or None sets it for both, and
     cache_size : remember each example's last ``cache_size`` most violated outputs and add
         the constraint they form, without an oracle pass, while it is violated by more than
