@@ -16,6 +16,11 @@ for 100..700; default 300): ``small_dense@F:seed``.
 ``--svm-rank-epsilon E`` runs svm_rank with ``-e E`` instead of its default: with 2e-7 it
 certifies a relative gap of about 1e-6 on issue 33's sets (its "Upper bound on duality gap"
 over its primal objective, reported beside), so both programs stop at svmmap's exact stop.
+There svm_rank may not get there: on MQ2008 Fold1 at ``-c 0.01`` its working-set QP breaks
+down (dual objective nan, w = 0: the row says "QP failed"), and on the sparse set it runs for
+hours.  ``--svm-rank-timeout S`` kills it after S seconds: the row says "timed out" with the
+iterations it had started and the violation (its CEps) it had reached, and the time and
+iteration ratios are upper bounds ("< r").
 
 Datasets: OHSUMED and MQ2008 Fold1 training files (../shared/data), and synthetic sets
 written to a temporary directory by benchmarks/synthetic.py: ``dense`` (graded_dense: 20,000
@@ -132,11 +137,19 @@ def training_file(name, directory, scale):
     return synthetic_file(name, directory, scale)
 
 
-def run(command, env=None):
+def run(command, env=None, timeout=None):
     """(wall seconds, completed process) of ``command`` (in environment ``env``; None: this
-    process's)."""
+    process's).  With ``timeout``, a command still running after that many seconds is
+    killed: its process then has returncode None and the output it had written."""
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as expired:  # its output is bytes whatever text= says
+        written = expired.stdout or b""
+        done = subprocess.CompletedProcess(
+            command, None, written.decode(errors="replace")
+            if isinstance(written, bytes) else written, "")
     return time.perf_counter() - start, done
 
 
@@ -173,10 +186,32 @@ def svmmap_relative_gap(model):
 
 
 def svm_rank_iterations(output):
-    """svm_rank's number of cutting-plane iterations, from its verbose output (None when it
-    does not say)."""
+    """svm_rank's number of cutting-plane iterations, from its verbose output: the number it
+    reports at its stop, else (killed at a timeout) the last iteration it started; None when
+    it says neither."""
     found = re.search(r"Number of iterations:\s*(\d+)", output)
-    return int(found.group(1)) if found else None
+    if found:
+        return int(found.group(1))
+    started = re.findall(r"^Iter (\d+):", output, re.MULTILINE)
+    return int(started[-1]) if started else None
+
+
+def svm_rank_outcome(output, returncode):
+    """How svm_rank ended: "stopped" (its -e rule met), "timed out" (killed: returncode
+    None), or "QP failed" where its dual objective is not a number (at -e 2e-7 its
+    working-set QP breaks down on MQ2008 Fold1 at -c 0.01 and returns w = 0)."""
+    if returncode is None:
+        return "timed out"
+    if re.search(r"Dual objective value: dval=\s*-?nan", output):
+        return "QP failed"
+    return "stopped"
+
+
+def svm_rank_violation(output):
+    """The violation of the most violated constraint (svm_rank's CEps) at the last iteration
+    that printed it, from its output (None when none did): how far from its -e it was."""
+    found = re.findall(r"CEps=([-+0-9.eE]+)", output)
+    return float(found[-1]) if found else None
 
 
 def svm_rank_relative_gap(output):
@@ -193,7 +228,10 @@ def svm_rank_working_set(output):
     """The size of svm_rank's final working set, from its output (None when it does not
     say)."""
     found = re.search(r"constraints in final working set:\s*(\d+)", output)
-    return int(found.group(1)) if found else None
+    if found:
+        return int(found.group(1))
+    counted = re.findall(r"NumConst=(\d+)", output)  # killed at a timeout: the last one
+    return int(counted[-1]) if counted else None
 
 
 #: one fit in its own process, printing how it trained as JSON (the checkout's svmmap)
@@ -241,7 +279,7 @@ def profile(checkout, train, C, svm_rank_gap=None):
 
 
 def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=None,
-            match_gap=False, svm_rank_epsilon=None):
+            match_gap=False, svm_rank_epsilon=None, svm_rank_timeout=None):
     """One row: medians and ratio of ``repeats`` alternating runs on ``train`` at C;
     ``ours_learn`` / ``reference_learn``: (svmmap_learn, environment) of the revision
     measured and of a reference checkout also run in each round (its median, ratio to
@@ -249,12 +287,16 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
     writes the bytecode cache, as pip does at install).  With ``match_gap``, each round
     also runs ``ours_learn`` with ``--rel-gap`` the relative gap svm_rank certified in that
     round, right after svm_rank: its median time, its ratio to that round's svm_rank
-    (median), its status, iterations and the relative gap it certified."""
+    (median), its status, iterations and the relative gap it certified.  With
+    ``svm_rank_timeout``, svm_rank is killed after that many seconds: its outcome is then
+    "timed out", its time the timeout (so the ratio is an upper bound), its iterations the
+    last it started and its last violation (CEps) is recorded."""
     ours, theirs, ratios, before, before_ratios = [], [], [], [], []
     matched, matched_ratios, matched_gaps, matched_targets = [], [], [], []
     matched_status = matched_iterations = None
     status = iterations = rank_iterations = rank_working_set = before_iterations = None
-    rank_gap = None
+    rank_gap = rank_violation = None
+    rank_outcomes = []
     model = Path(directory) / "model.json"
     for learn, env in [ours_learn] + ([reference_learn] if reference_learn else []):
         run(svmmap_command(learn, train, model, C), env)
@@ -274,9 +316,12 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
         ours.append(seconds)
         seconds, done = run([svm_rank, "-c", f"{C / 100:g}",
                              *([] if svm_rank_epsilon is None else ["-e", f"{svm_rank_epsilon:g}"]),
-                             str(train), str(Path(directory) / "svm_rank.model")])
-        if done.returncode != 0:
+                             str(train), str(Path(directory) / "svm_rank.model")],
+                            timeout=svm_rank_timeout)
+        if done.returncode not in (0, None):
             raise RuntimeError(f"svm_rank failed on {train}: {done.stdout[-500:]}")
+        rank_outcomes.append(svm_rank_outcome(done.stdout, done.returncode))
+        rank_violation = svm_rank_violation(done.stdout)
         rank_iterations = svm_rank_iterations(done.stdout)
         rank_working_set = svm_rank_working_set(done.stdout)
         rank_gap = svm_rank_relative_gap(done.stdout)
@@ -300,7 +345,9 @@ def measure(svm_rank, train, C, repeats, directory, ours_learn, reference_learn=
            "ratio": statistics.median(ratios), "ratios": ratios,
            "svmmap_status": status, "svmmap_iterations": iterations,
            "svm_rank_iterations": rank_iterations, "svm_rank_working_set": rank_working_set,
-           "svm_rank_relative_gap": rank_gap}
+           "svm_rank_relative_gap": rank_gap,
+           "svm_rank_outcomes": rank_outcomes, "svm_rank_violation": rank_violation,
+           "svm_rank_timeout": svm_rank_timeout}
     if matched:
         row.update(matched_seconds=statistics.median(matched),
                    matched_ratio=statistics.median(matched_ratios),
@@ -332,6 +379,34 @@ def _to_gap(row):
     return f"{gap:.2g}: {reached} ({reached / row['svm_rank_iterations']:.2f})"
 
 
+def _svm_rank_cell(row):
+    """'iterations, working set' of svm_rank, with how it ended where some round did not
+    stop by its -e rule (rows recorded before outcomes were: stopped)."""
+    outcomes = set(row.get("svm_rank_outcomes") or ["stopped"]) - {"stopped"}
+    cell = f"{row['svm_rank_iterations']}, {row['svm_rank_working_set']}"
+    if not outcomes:
+        return cell
+    ended = " / ".join(sorted(outcomes))
+    if "timed out" in outcomes:
+        ended += f" at {row['svm_rank_timeout']:g} s"
+        if row["svm_rank_violation"] is not None:
+            ended += f", last violation {row['svm_rank_violation']:.2g}"
+    return f"{cell} ({ended})"
+
+
+def _iterations_ratio(row):
+    """svmmap's iterations over svm_rank's ("-" where svm_rank printed none)."""
+    if not row["svm_rank_iterations"]:
+        return "-"
+    return f"{_bound(row)}{row['svmmap_iterations'] / row['svm_rank_iterations']:.2f}"
+
+
+def _bound(row):
+    """"< " where svm_rank was killed at its timeout (its time and iterations are lower
+    bounds, the ratios upper bounds), else ""."""
+    return "< " if "timed out" in (row.get("svm_rank_outcomes") or []) else ""
+
+
 def table(rows):
     with_reference = any("reference_ratio" in r for r in rows)
     lines = ["| dataset | C (svm_rank -c) | svmmap s | svm_rank s | ratio (median of runs) | "
@@ -345,10 +420,10 @@ def table(rows):
     for r in rows:
         lines.append(
             f"| {r['dataset']} | {r['C']:g} ({r['C'] / 100:g}) | {r['svmmap_seconds']:.2f} | "
-            f"{r['svm_rank_seconds']:.2f} | {r['ratio']:.2f} | {r['svmmap_status']}, "
-            f"{r['svmmap_iterations']} | {r['svm_rank_iterations']}, "
-            f"{r['svm_rank_working_set']} | "
-            f"{r['svmmap_iterations'] / r['svm_rank_iterations']:.2f} | {_how(r['profile'])} | "
+            f"{r['svm_rank_seconds']:.2f} | {_bound(r)}{r['ratio']:.2f} | "
+            f"{r['svmmap_status']}, {r['svmmap_iterations']} | {_svm_rank_cell(r)} | "
+            f"{_iterations_ratio(r)} | "
+            f"{_how(r['profile'])} | "
             f"{_to_gap(r)} |"
             + (f" {r['reference_seconds']:.2f} | {r['reference_ratio']:.2f} | "
                f"{r['reference_iterations']} | {_how(r['reference_profile'])} |"
@@ -417,6 +492,11 @@ def main(argv=None):
                         help="svm_rank's -e (default: its own, 0.001); 2e-7 makes it certify "
                              "a relative gap of about 1e-6 on issue 33's sets: both programs "
                              "at svmmap's exact stop")
+    parser.add_argument("--svm-rank-timeout", type=float, default=None,
+                        help="kill svm_rank after this many seconds (default: never): its "
+                             "row then says it timed out, with the iterations it had "
+                             "started and its last violation, and the ratios are upper "
+                             "bounds (for -e at svmmap's certificate on the sparse set)")
     parser.add_argument("--match-gap", action="store_true",
                         help="also run svmmap in each round with --rel-gap the relative "
                              "duality gap svm_rank certified in that round (right after "
@@ -451,7 +531,8 @@ def main(argv=None):
                                                           args.repeats, directory,
                                                           ours_learn, reference_learn,
                                                           args.match_gap,
-                                                          args.svm_rank_epsilon)}
+                                                          args.svm_rank_epsilon,
+                                                          args.svm_rank_timeout)}
                 row["profile"] = profile(common.ROOT, train, C, row["svm_rank_relative_gap"])
                 if args.reference:
                     row["reference_profile"] = profile(args.reference, train, C)

@@ -64,3 +64,45 @@ def test_match_gap_runs_svmmap_at_svm_ranks_certified_gap(tmp_path, monkeypatch)
     markdown = (tmp_path / "vs_svm_rank.md").read_text()
     assert "time ratio at matched gap" in markdown and "| sparse | 10 (0.1) | - | 0.002 |" \
         in markdown
+
+
+_KILLED = """Iter 1: ........*(NumConst=1, SV=1, CEps=100.0000, QPEps=0.0000)
+Iter 2: ........*(NumConst=2, SV=2, CEps=0.0203, QPEps=0.0079)
+Iter 3: ......"""
+
+
+def test_svm_rank_outcome_and_progress_are_read_from_its_output():
+    """A stop by its rule, a broken QP (dual nan, as at -e 2e-7 on MQ2008 at -c 0.01) and a
+    run killed mid-iteration: its iterations, working set and violation so far."""
+    stopped = "Upper bound on duality gap: 0.00003\nDual objective value: dval=0.87695\n" \
+        "Number of iterations: 8\nconstraints in final working set: 7 (of 7)\n"
+    assert vs_svm_rank.svm_rank_outcome(stopped, 0) == "stopped"
+    assert vs_svm_rank.svm_rank_iterations(stopped) == 8
+    assert vs_svm_rank.svm_rank_working_set(stopped) == 7
+    broken = "Upper bound on duality gap: nan\nDual objective value: dval=nan\n"
+    assert vs_svm_rank.svm_rank_outcome(broken, 0) == "QP failed"
+    assert vs_svm_rank.svm_rank_relative_gap(broken + "Primal objective value: pval=1.1\n") \
+        is None
+    assert vs_svm_rank.svm_rank_outcome(_KILLED, None) == "timed out"
+    assert vs_svm_rank.svm_rank_iterations(_KILLED) == 3
+    assert vs_svm_rank.svm_rank_working_set(_KILLED) == 2
+    assert vs_svm_rank.svm_rank_violation(_KILLED) == 0.0203
+
+
+def test_svm_rank_killed_at_its_timeout_gives_upper_bounds(tmp_path, monkeypatch):
+    """--svm-rank-timeout: a stand-in that never ends is killed, the row says so and its
+    ratios are marked as upper bounds (its time is at least the timeout)."""
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    fake = tmp_path / "svm_rank_learn"
+    fake.write_text("#!/bin/sh\necho 'Iter 1: ..*(NumConst=1, SV=1, CEps=0.5000, "
+                    "QPEps=0.0)'\nexec sleep 600\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    (row,) = vs_svm_rank.main(["--svm-rank", str(fake), "--datasets", "sparse", "--Cs", "10",
+                               "--repeats", "1", "--scale", "0.005",
+                               "--svm-rank-timeout", "1"])
+    assert row["svm_rank_outcomes"] == ["timed out"] and row["svm_rank_seconds"] >= 1
+    (line,) = [text for text in (tmp_path / "vs_svm_rank.md").read_text().splitlines()
+               if text.startswith("| sparse |")]
+    assert "timed out at 1 s" in line and f"| < {row['ratio']:.2f} |" in line
