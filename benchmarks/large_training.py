@@ -4,10 +4,13 @@ two run alternately, each in a process of its own with svmmap's modules from the
 cache, as an installed package runs.
 
     python benchmarks/large_training.py --reference CHECKOUT [--docs 1000000] [--rounds 2]
-        [--workdir DIR] [--dtype float64]
+        [--workdir DIR] [--dtype float64] [--name NAME]
 
-The issue-23 "no regression" check of the 10^6-document time: the median ratio of the two
-wall times (below 1 = this tree faster) and each version's peak RSS (/usr/bin/time -f %M).
+The issue-23 "no regression" check of the 10^6-document time: the ratio of the two median
+wall times and the median of the rounds' own ratios (each round runs this tree, then the
+reference: a drift of the machine's speed between rounds cancels in a round's ratio; below
+1 = this tree faster), and each version's peak RSS (/usr/bin/time -f %M).  Results go to
+results/large_training_DOCS[_DTYPE].md, or NAME.md with ``--name``.
 """
 
 import argparse
@@ -34,14 +37,17 @@ def run(tree, argv, env, workdir):
     return float(seconds), int(kb) * 1024
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reference", required=True, help="checkout with built extensions")
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workdir", default="/tmp")
     parser.add_argument("--dtype", default="float64", choices=["float64", "float32"])
-    args = parser.parse_args()
+    parser.add_argument("--name", default=None,
+                        help="results/<name>.md and .json (default large_training_DOCS, "
+                             "with _DTYPE for float32)")
+    args = parser.parse_args(argv)
     path = Path(args.workdir) / f"letor_like_{args.docs}.txt"
     if not path.exists():
         letor_like_file(path, args.docs)
@@ -65,10 +71,17 @@ def main():
     if results["reference"]:
         ratio = statistics.median(s for s, _ in results["this tree"]) / \
             statistics.median(s for s, _ in results["reference"])
-        lines += ["", f"this tree / reference, median wall time: {ratio:.2f}"]
-    record(f"large_training_{args.docs}" + ("" if args.dtype == "float64" else f"_{args.dtype}"),
+        per_round = statistics.median(
+            ours / theirs for (ours, _), (theirs, _) in zip(results["this tree"],
+                                                            results["reference"]))
+        lines += ["", f"this tree / reference, median wall time: {ratio:.2f}; median of the "
+                      f"rounds' ratios: {per_round:.2f}"]
+    name = args.name or f"large_training_{args.docs}" + (
+        "" if args.dtype == "float64" else f"_{args.dtype}")
+    record(name,
            f"python benchmarks/large_training.py --reference CHECKOUT --docs {args.docs} "
-           f"--rounds {args.rounds} --dtype {args.dtype}",
+           f"--rounds {args.rounds} --dtype {args.dtype}"
+           + (f" --name {args.name}" if args.name else ""),
            {k: [list(r) for r in v] for k, v in results.items()}, "\n".join(lines))
 
 
