@@ -216,10 +216,11 @@ def svm_rank_violation(output):
 
 def svm_rank_relative_gap(output):
     """The relative duality gap svm_rank certifies at its stop: its "Upper bound on duality
-    gap" over its primal objective, from its output (None when it does not say)."""
+    gap" over its primal objective, from its output (None when it does not say, and where it
+    prints 0: its five decimals then hide the gap, which is not known to be 0)."""
     gap = re.search(r"Upper bound on duality gap:\s*([-+0-9.eE]+)", output)
     primal = re.search(r"Primal objective value: pval=([-+0-9.eE]+)", output)
-    if not (gap and primal) or float(primal.group(1)) <= 0:
+    if not (gap and primal) or float(primal.group(1)) <= 0 or float(gap.group(1)) <= 0:
         return None
     return float(gap.group(1)) / float(primal.group(1))
 

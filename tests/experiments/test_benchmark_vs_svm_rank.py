@@ -83,6 +83,10 @@ def test_svm_rank_outcome_and_progress_are_read_from_its_output():
     assert vs_svm_rank.svm_rank_outcome(broken, 0) == "QP failed"
     assert vs_svm_rank.svm_rank_relative_gap(broken + "Primal objective value: pval=1.1\n") \
         is None
+    hidden = "Upper bound on duality gap: 0.00000\nPrimal objective value: pval=0.51286\n"
+    assert vs_svm_rank.svm_rank_relative_gap(hidden) is None  # below its 5 decimals
+    assert vs_svm_rank.svm_rank_relative_gap(hidden.replace("0.00000", "0.00100")) == \
+        0.001 / 0.51286
     assert vs_svm_rank.svm_rank_outcome(_KILLED, None) == "timed out"
     assert vs_svm_rank.svm_rank_iterations(_KILLED) == 3
     assert vs_svm_rank.svm_rank_working_set(_KILLED) == 2
